@@ -1,0 +1,1 @@
+"""Cluster backends: local JVM processes or Docker containers, one interface (see base.ClusterBackend)."""

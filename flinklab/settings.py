@@ -1,0 +1,117 @@
+"""One settings object, built once from environment variables and CLI options, passed down everywhere.
+
+Tests build their own :class:`Settings` pointing at temporary dirs instead of patching globals.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Mapping
+
+from flinklab.errors import UsageError
+from flinklab.version import DEFAULT_FLINK_IMAGE
+
+#: The project root (where `fixtures/`, `sql/` and `docker-compose.yml` live). The package is installed editable.
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+DEFAULT_DATA_DIR = Path("/opt/lab/fixtures/data")
+BACKENDS = ("auto", "local", "docker")
+
+
+def _default_state_dir(env: Mapping[str, str]) -> Path:
+    base = env.get("XDG_STATE_HOME") or str(Path(env.get("HOME", str(Path.home()))) / ".local" / "state")
+    return Path(base) / "flinklab"
+
+
+def _int(env: Mapping[str, str], key: str, default: int) -> int:
+    raw = env.get(key)
+    if raw is None or raw == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise UsageError(f"{key}={raw!r} is not a whole number.", f"Unset {key} or give it a number.") from None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Paths, endpoint and cluster shape. Every field has an env var (see :meth:`from_env`)."""
+
+    workspace_root: Path  # lab workspaces are workspace_root / LAB  (FLINKLAB_WORKSPACE)
+    data_dir: Path  # where the CSVs are provisioned and read by the TaskManagers  (FLINKLAB_DATA_DIR)
+    state_dir: Path  # cluster config, logs, pids; never inside the repo  (FLINKLAB_STATE_DIR)
+    rest_host: str = "127.0.0.1"  # FLINKLAB_REST_HOST: where clients reach the REST endpoint
+    rest_port: int = 8081  # FLINKLAB_REST_PORT
+    bind_host: str = "127.0.0.1"  # FLINKLAB_BIND_HOST: every port binds here unless asked otherwise
+    backend: str = "auto"  # FLINKLAB_BACKEND: auto | local | docker
+    taskmanagers: int = 1  # FLINKLAB_TASKMANAGERS
+    slots: int = 4  # FLINKLAB_SLOTS: slots per TaskManager
+    jobmanager_memory: str = "1024m"  # FLINKLAB_JM_MEMORY (jobmanager.memory.process.size)
+    taskmanager_memory: str = "1536m"  # FLINKLAB_TM_MEMORY (taskmanager.memory.process.size)
+    image: str = DEFAULT_FLINK_IMAGE  # FLINK_IMAGE: the Docker backend's image
+    startup_timeout: float = 120.0  # FLINKLAB_STARTUP_TIMEOUT seconds
+    project_root: Path = field(default=PROJECT_ROOT)  # FLINKLAB_HOME
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> "Settings":
+        """Build settings from `env` (default: os.environ); non-None `overrides` (CLI options) win."""
+        env = os.environ if env is None else env
+        home = Path(env.get("HOME", str(Path.home())))
+        settings = cls(
+            workspace_root=Path(env.get("FLINKLAB_WORKSPACE") or home / "flink"),
+            data_dir=Path(env.get("FLINKLAB_DATA_DIR") or DEFAULT_DATA_DIR),
+            state_dir=Path(env.get("FLINKLAB_STATE_DIR") or _default_state_dir(env)),
+            rest_host=env.get("FLINKLAB_REST_HOST") or "127.0.0.1",
+            rest_port=_int(env, "FLINKLAB_REST_PORT", 8081),
+            bind_host=env.get("FLINKLAB_BIND_HOST") or "127.0.0.1",
+            backend=env.get("FLINKLAB_BACKEND") or "auto",
+            taskmanagers=_int(env, "FLINKLAB_TASKMANAGERS", 1),
+            slots=_int(env, "FLINKLAB_SLOTS", 4),
+            jobmanager_memory=env.get("FLINKLAB_JM_MEMORY") or "1024m",
+            taskmanager_memory=env.get("FLINKLAB_TM_MEMORY") or "1536m",
+            image=env.get("FLINK_IMAGE") or DEFAULT_FLINK_IMAGE,
+            startup_timeout=float(_int(env, "FLINKLAB_STARTUP_TIMEOUT", 120)),
+            project_root=Path(env.get("FLINKLAB_HOME") or PROJECT_ROOT),
+        )
+        settings = settings.with_overrides(**overrides)
+        settings.validate()
+        return settings
+
+    def with_overrides(self, **overrides: object) -> "Settings":
+        """A copy with every non-None override applied (paths given as str become Path)."""
+        clean = {}
+        for key, value in overrides.items():
+            if value is None:
+                continue
+            if key in ("workspace_root", "data_dir", "state_dir", "project_root"):
+                value = Path(str(value)).expanduser()
+            clean[key] = value
+        return replace(self, **clean) if clean else self
+
+    def validate(self) -> None:
+        if self.backend not in BACKENDS:
+            raise UsageError(f"Unknown backend {self.backend!r}.", f"Choose one of: {', '.join(BACKENDS)}.")
+        if not 0 < self.rest_port < 65536:
+            raise UsageError(f"REST port {self.rest_port} is out of range.", "Use a port between 1 and 65535.")
+        if self.taskmanagers < 1 or self.slots < 1:
+            raise UsageError("A cluster needs at least 1 TaskManager with at least 1 slot.")
+
+    @property
+    def rest_url(self) -> str:
+        return f"http://{self.rest_host}:{self.rest_port}"
+
+    def workspace(self, lab: str) -> Path:
+        """The lab's workspace dir, e.g. /root/flink/joins."""
+        return self.workspace_root / lab
+
+    @property
+    def fixtures_dir(self) -> Path:
+        """The committed fixtures (source of the data dir)."""
+        return self.project_root / "fixtures"
+
+    @property
+    def solutions_dir(self) -> Path:
+        """Reference solutions: solutions_dir / LAB / *.sql."""
+        return self.project_root / "sql"
