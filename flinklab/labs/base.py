@@ -34,6 +34,8 @@ class Step:
     mode: Mode = "streaming"
     writes: tuple[str, ...] = ()
     uses_init: bool = True
+    #: the step's lesson is an error (e.g. reversed HOP arguments): its saved output must show `[ERROR]`
+    expect_error: bool = False
 
 
 @dataclass(frozen=True)
