@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Set up flinklab on a fresh machine (Python >= 3.9 with pip, Java 17): a virtualenv in .venv with the package
+# (editable, so fixtures/ and sql/ are found) and its pinned Flink. `--test` adds the test tools and, where a Docker
+# engine answers, debootstrap for the offline stand-in image the Docker tests build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  echo "==> creating .venv"
+  "$PY" -m venv .venv
+fi
+extras=""
+[ "${1:-}" = "--test" ] && extras="[test]"
+echo "==> installing flinklab${extras} (first time: ~1 GB of Flink from PyPI, a few minutes)"
+.venv/bin/python -m pip install --disable-pip-version-check -q -e ".${extras}"
+if ! command -v java >/dev/null 2>&1; then
+  echo "warning: no java on PATH; the local backend needs Java 11+ (17 recommended), the docker backend does not" >&2
+fi
+if [ "${1:-}" = "--test" ] && docker info >/dev/null 2>&1 && ! command -v debootstrap >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "==> installing debootstrap (builds the offline Flink image the Docker tests use)"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
+  else
+    echo "warning: debootstrap is missing; the Docker tests need it (sudo apt-get install debootstrap)" >&2
+  fi
+fi

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The test command: installs everything it needs, then runs the whole suite (unit + live tests on a real local
+# Flink cluster + Docker backend tests). Extra arguments go to pytest, e.g. `scripts/test.sh -m "not docker"`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install.sh --test
+exec .venv/bin/python -m pytest "$@"
