@@ -1,0 +1,75 @@
+"""Read a compiled plan (`COMPILE PLAN '...' FOR INSERT ...`) and answer what checks ask of it.
+
+Node types look like `stream-exec-join_1`; only nodes whose state is governed by TTL carry a `state` list of
+`{"index", "ttl", "name"}` (regular join, deduplicate, group aggregate). Node ids differ between sessions, so
+never compare raw plan files.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from flinklab.errors import FlinklabError
+
+
+class PlanError(FlinklabError):
+    """The plan file is missing or is not a compiled plan; a check turns this into a failed check."""
+
+
+@dataclass(frozen=True)
+class StateEntry:
+    index: int
+    ttl: str  # e.g. "0 ms", "1 h"
+    name: str  # e.g. "leftState"
+
+
+@dataclass
+class Plan:
+    path: Path
+    nodes: list[dict[str, Any]]
+    edges: list[dict[str, Any]] = field(default_factory=list)
+    flink_version: str = ""
+
+    def node_types(self) -> list[str]:
+        return [str(node.get("type", "")) for node in self.nodes]
+
+    def nodes_of_type(self, substring: str) -> list[dict[str, Any]]:
+        """Nodes whose type contains `substring` (e.g. "interval-join" or "stream-exec-join_")."""
+        return [node for node in self.nodes if substring in str(node.get("type", ""))]
+
+    def stateful_nodes(self) -> list[dict[str, Any]]:
+        return [node for node in self.nodes if node.get("state")]
+
+
+def state_entries(node: dict[str, Any]) -> list[StateEntry]:
+    """The node's `state` list ([] when it has none)."""
+    entries = []
+    for raw in node.get("state") or []:
+        entries.append(StateEntry(index=int(raw.get("index", -1)), ttl=str(raw.get("ttl", "")), name=str(raw.get("name", ""))))
+    return entries
+
+
+def load_plan(path: Path | str) -> Plan:
+    """Load a plan JSON; PlanError says what is wrong with the file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PlanError(f"{path.name} does not exist.", "Run the step that compiles it (COMPILE PLAN ...).") from None
+    except OSError as exc:
+        raise PlanError(f"{path.name} cannot be read: {exc.strerror or exc}.") from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise PlanError(f"{path.name} is not valid JSON ({exc}).", "Compile the plan again.") from None
+    if not isinstance(data, dict) or not isinstance(data.get("nodes"), list):
+        raise PlanError(
+            f"{path.name} is JSON but not a compiled plan (no `nodes` list).",
+            "Write it with COMPILE PLAN '<path>' FOR INSERT INTO ...",
+        )
+    nodes = [node for node in data["nodes"] if isinstance(node, dict)]
+    edges = [edge for edge in data.get("edges") or [] if isinstance(edge, dict)]
+    return Plan(path=path, nodes=nodes, edges=edges, flink_version=str(data.get("flinkVersion", "")))

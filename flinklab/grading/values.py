@@ -1,0 +1,201 @@
+"""Compare printed cells with values a reference computed: numbers with a tolerance, timestamps exactly, row sets
+ignoring order, and a short description of a set difference for a failure message.
+
+Printed cells are strings (`14.00`, `2024-01-01 10:00:00.000`, `TRUE`, None for `<NULL>`); expected values may be
+Python numbers, `Decimal`, `datetime`, `bool`, strings or None.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+#: Default absolute tolerance: Flink rounds DECIMAL results to the column's scale; the reference does not.
+DEFAULT_TOLERANCE = Decimal("0.01")
+
+_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+_TIMESTAMP = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?$")
+
+Row = Sequence[Any]
+
+
+def as_decimal(value: Any) -> Decimal | None:
+    """A number as Decimal (`"14.00"`, `14`, `Decimal`); None for None, booleans and anything not a number."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, Decimal):
+        return value
+    if isinstance(value, int):
+        return Decimal(value)
+    if isinstance(value, float):
+        return Decimal(repr(value))
+    text = str(value).strip().strip('"')
+    if not _NUMBER.match(text):
+        return None
+    try:
+        return Decimal(text)
+    except InvalidOperation:  # pragma: no cover - the regex admits only valid literals
+        return None
+
+
+def as_int(value: Any) -> int | None:
+    """A whole number (`"7"`, `7`, `"7.00"`); None otherwise."""
+    number = as_decimal(value)
+    if number is None or number != number.to_integral_value():
+        return None
+    return int(number)
+
+
+def as_timestamp(value: Any) -> datetime | None:
+    """`yyyy-MM-dd[ HH:mm[:ss[.fff]]]` (also with `T`, or quoted as a CSV sink writes it) as a naive datetime."""
+    if isinstance(value, datetime):
+        return value
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day)
+    if not isinstance(value, str):
+        return None
+    match = _TIMESTAMP.match(value.strip().strip('"'))
+    if not match:
+        return None
+    y, mo, d, h, mi, s, frac = match.groups()
+    micros = int((frac or "0").ljust(9, "0")[:6])
+    try:
+        return datetime(int(y), int(mo), int(d), int(h or 0), int(mi or 0), int(s or 0), micros)
+    except ValueError:
+        return None
+
+
+def numbers_close(a: Any, b: Any, tolerance: Decimal | float | str = DEFAULT_TOLERANCE) -> bool:
+    """Both are numbers and differ by at most `tolerance` (absolute)."""
+    x, y = as_decimal(a), as_decimal(b)
+    if x is None or y is None:
+        return False
+    return abs(x - y) <= Decimal(str(tolerance))
+
+
+def canonical(value: Any) -> tuple:
+    """A hashable form for exact matching: numbers by value (14.00 == 14), timestamps by instant, TRUE == True."""
+    if value is None:
+        return ("null",)
+    if isinstance(value, bool):
+        return ("bool", value)
+    number = as_decimal(value)
+    if number is not None:
+        return ("num", number.normalize() if number else Decimal(0))
+    stamp = as_timestamp(value)
+    if stamp is not None:
+        return ("ts", stamp)
+    text = str(value).strip()
+    if text.upper() in ("TRUE", "FALSE"):
+        return ("bool", text.upper() == "TRUE")
+    return ("str", text)
+
+
+def cells_match(expected: Any, found: Any, tolerance: Decimal | float | str = DEFAULT_TOLERANCE) -> bool:
+    """One cell: numbers within the tolerance, everything else by canonical value."""
+    left, right = canonical(expected), canonical(found)
+    if left[0] == "num" and right[0] == "num":
+        return abs(left[1] - right[1]) <= Decimal(str(tolerance))
+    return left == right
+
+
+def rows_match(expected: Row, found: Row, tolerance: Decimal | float | str = DEFAULT_TOLERANCE) -> bool:
+    return len(expected) == len(found) and all(cells_match(e, f, tolerance) for e, f in zip(expected, found))
+
+
+def format_value(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, datetime):
+        return value.isoformat(sep=" ", timespec="milliseconds" if value.microsecond else "seconds")
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    return str(value)
+
+
+def format_row(row: Row) -> str:
+    return "(" + ", ".join(format_value(v) for v in row) + ")"
+
+
+@dataclass
+class RowDiff:
+    """What a found row set lacks and what it has too much of (multisets, order ignored)."""
+
+    missing: list[tuple] = field(default_factory=list)  # expected rows not found
+    unexpected: list[tuple] = field(default_factory=list)  # found rows nobody expected
+    matched: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.missing and not self.unexpected
+
+    def describe(self, examples: int = 3) -> str:
+        return describe_difference(self.missing, self.unexpected, examples=examples)
+
+
+def _as_tuple(row: Row | Mapping[str, Any], columns: Sequence[str] | None) -> tuple:
+    if isinstance(row, Mapping):
+        if columns is None:
+            raise ValueError("rows given as dicts need `columns` to say which values to compare")
+        return tuple(row.get(c) for c in columns)
+    return tuple(row)
+
+
+def compare_rows(
+    expected: Iterable[Row | Mapping[str, Any]],
+    found: Iterable[Row | Mapping[str, Any]],
+    *,
+    columns: Sequence[str] | None = None,
+    tolerance: Decimal | float | str = DEFAULT_TOLERANCE,
+) -> RowDiff:
+    """Compare two row multisets ignoring order; rows are sequences, or dicts read in `columns` order."""
+    want = [_as_tuple(r, columns) for r in expected]
+    have = [_as_tuple(r, columns) for r in found]
+    # Exact matches first (cheap, by canonical value), then pair the rest within the tolerance.
+    have_keys = Counter(tuple(canonical(v) for v in r) for r in have)
+    rest_want: list[tuple] = []
+    matched = 0
+    for row in want:
+        key = tuple(canonical(v) for v in row)
+        if have_keys[key] > 0:
+            have_keys[key] -= 1
+            matched += 1
+        else:
+            rest_want.append(row)
+    rest_have: list[tuple] = []
+    for row in have:
+        key = tuple(canonical(v) for v in row)
+        if have_keys[key] > 0:
+            have_keys[key] -= 1
+            rest_have.append(row)
+    missing: list[tuple] = []
+    for row in rest_want:
+        for idx, candidate in enumerate(rest_have):
+            if rows_match(row, candidate, tolerance):
+                del rest_have[idx]
+                matched += 1
+                break
+        else:
+            missing.append(row)
+    return RowDiff(missing=missing, unexpected=rest_have, matched=matched)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def describe_difference(missing: Sequence[Row], unexpected: Sequence[Row], *, examples: int = 3) -> str:
+    """`missing 3 rows, e.g. (o1, s1, 0), ...; unexpected 1 row, e.g. (o9, s9, 7201)`; "" when both are empty."""
+    parts = []
+    for label, rows in (("missing", missing), ("unexpected", unexpected)):
+        if not rows:
+            continue
+        shown = ", ".join(format_row(r) for r in list(rows)[:examples])
+        more = ", ..." if len(rows) > examples else ""
+        parts.append(f"{label} {_plural(len(rows), 'row')}, e.g. {shown}{more}")
+    return "; ".join(parts)
