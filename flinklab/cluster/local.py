@@ -1,0 +1,616 @@
+"""The local backend: a JobManager and N TaskManagers as background JVMs from the Flink inside `apache-flink`.
+
+Layout under `state_dir/local/`: `conf/` (generated config.yaml + the package's log4j files), `log/<component>/`
+(Flink's log, .out/.err and our launch.log), `pid/<component>/` (the scripts' own pid files), `tmp/`.
+The pids flinklab relies on are the ones in the cluster record (state_dir/cluster.json).
+
+How the JVMs are launched, and why: we run the distribution's `bin/jobmanager.sh start-foreground` /
+`taskmanager.sh start-foreground` with Popen in a new session. The scripts compute the JVM memory flags and the
+TaskManager's dynamic memory options (BashJavaUtils) exactly as Flink expects, which is fragile to redo by hand;
+`start-foreground` `exec`s the JVM, so the pid Popen returns IS the JVM's pid (no pid-file parsing, no daemon
+double-fork race), and a new session keeps Ctrl-C in the user's terminal from reaching the cluster.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import asdict
+from pathlib import Path
+
+from flinklab.cluster.base import (
+    ClusterRecord,
+    ClusterStatus,
+    ProgressFn,
+    UpResult,
+    read_record,
+    remove_record,
+    write_record,
+)
+from flinklab.cluster.rest import FlinkRest, RestUnavailable
+from flinklab.cluster.waits import (
+    JOBMANAGER,
+    TASKMANAGER,
+    Diagnostics,
+    NewTaskManagers,
+    RestAnswers,
+    TaskManagersRegistered,
+    tail_lines,
+    wait_until,
+)
+from flinklab.errors import ClusterError, UsageError
+from flinklab.labs.provision import provision_data
+from flinklab.settings import Settings
+from flinklab.version import FLINK_VERSION
+
+MIN_JAVA = 11
+STOP_TIMEOUT = 30.0  # seconds a JVM gets to exit on SIGTERM before SIGKILL
+IDENT = "flinklab"  # FLINK_IDENT_STRING: names the scripts' pid and log files
+
+
+def tm_name(index: int) -> str:
+    return f"{TASKMANAGER}-{index}"
+
+
+# ---------------------------------------------------------------------------------------------- environment
+
+
+def flink_home() -> Path:
+    """The Flink distribution shipped inside the installed `apache-flink` package (bin/, lib/, opt/, conf/)."""
+    try:
+        import pyflink
+    except ImportError:  # pragma: no cover - apache-flink is a dependency
+        raise ClusterError("PyFlink (apache-flink) is not installed.", "pip install apache-flink==" + FLINK_VERSION)
+    home = Path(pyflink.__file__).resolve().parent
+    if not (home / "bin" / "jobmanager.sh").is_file() or not (home / "lib").is_dir():
+        raise ClusterError(f"No Flink distribution in {home} (bin/jobmanager.sh missing).",
+                           f"Reinstall apache-flink=={FLINK_VERSION}.")
+    return home
+
+
+def find_java(env: dict[str, str] | None = None) -> tuple[str, int]:
+    """(java executable, major version); honours JAVA_HOME like Flink's scripts do. ClusterError when unusable."""
+    env = dict(os.environ if env is None else env)
+    java_home = env.get("JAVA_HOME")
+    if java_home:
+        java = str(Path(java_home) / "bin" / "java")
+        if not os.access(java, os.X_OK):
+            raise ClusterError(f"JAVA_HOME={java_home} has no bin/java.",
+                               "Point JAVA_HOME at a Java 17 installation, or unset it to use `java` from PATH.")
+    else:
+        found = shutil.which("java", path=env.get("PATH"))
+        if not found:
+            raise ClusterError("Java is not installed (no `java` on PATH, JAVA_HOME unset).",
+                               "Install Java 17 (e.g. `apt-get install openjdk-17-jre-headless`) or set JAVA_HOME.")
+        java = found
+    try:
+        proc = subprocess.run([java, "-version"], check=False, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ClusterError(f"Could not run {java} -version: {exc}.", "Check the Java installation.") from None
+    major = parse_java_major(proc.stderr + proc.stdout)
+    if major is None:
+        raise ClusterError(f"Could not tell the version of {java}.", "Install Java 17 and set JAVA_HOME to it.")
+    if major < MIN_JAVA:
+        raise ClusterError(f"Java {major} at {java} is too old: Flink {FLINK_VERSION} needs Java 11 or newer.",
+                           "Install Java 17 and set JAVA_HOME to it.")
+    return java, major
+
+
+def parse_java_major(version_output: str) -> int | None:
+    """`openjdk version "17.0.15"` -> 17; `java version "1.8.0_392"` -> 8."""
+    m = re.search(r'version "(\d+)(?:\.(\d+))?', version_output)
+    if not m:
+        return None
+    major = int(m.group(1))
+    return int(m.group(2) or 0) if major == 1 else major
+
+
+def port_is_free(host: str, port: int) -> bool:
+    """True when nothing holds `host:port` (TIME_WAIT leftovers of a stopped cluster do not count)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port(host: str) -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+# ------------------------------------------------------------------------------------------------ processes
+
+
+def _reap(pid: int) -> None:
+    """Collect `pid` if it is our exited child, so it does not linger as a zombie that still 'exists'."""
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except (ChildProcessError, OSError):
+        pass
+
+
+def process_args(pid: int) -> list[str] | None:
+    """The argv of `pid`, or None when it does not exist (zombies have none)."""
+    _reap(pid)
+    proc = Path(f"/proc/{pid}/cmdline")
+    if Path("/proc/self").exists():
+        try:
+            raw = proc.read_bytes()
+        except OSError:
+            return None
+        return [a.decode("utf-8", "replace") for a in raw.split(b"\0") if a] or None
+    try:  # no /proc (macOS): ask ps
+        out = subprocess.run(["ps", "-o", "command=", "-p", str(pid)], check=False, capture_output=True, text=True).stdout
+    except OSError:
+        return None
+    return out.split() or None
+
+
+def is_ours(pid: int | None, conf_dir: Path) -> bool:
+    """Whether `pid` is alive and one of our cluster's JVMs (its arguments name our config dir)."""
+    if not pid:
+        return False
+    args = process_args(pid)
+    return bool(args) and any(str(conf_dir) in a for a in args)
+
+
+def find_ours(conf_dir: Path) -> list[int]:
+    """Every live process whose arguments name `conf_dir` (strays a crashed `up` may have left)."""
+    found = []
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return found
+    for entry in proc.iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid() and is_ours(int(entry.name), conf_dir):
+            found.append(int(entry.name))
+    return found
+
+
+def stop_processes(pids: list[int], conf_dir: Path, timeout: float = STOP_TIMEOUT) -> list[int]:
+    """SIGTERM each pid that is still ours, wait, SIGKILL what is left; return the pids that were stopped."""
+    ours = [pid for pid in pids if is_ours(pid, conf_dir)]
+    for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 10.0)):
+        alive = [pid for pid in ours if is_ours(pid, conf_dir)]
+        for pid in alive:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + wait
+        while alive and time.monotonic() < deadline:
+            time.sleep(0.2)
+            alive = [pid for pid in alive if is_ours(pid, conf_dir)]
+        if not alive:
+            break
+    return ours
+
+
+# ------------------------------------------------------------------------------------------------- backend
+
+
+class LocalBackend:
+    """JobManager + N TaskManagers as local JVMs; see the module docstring for the layout."""
+
+    name = "local"
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.local_dir = settings.state_dir / "local"
+        self.conf_dir = self.local_dir / "conf"
+        self.log_dir = self.local_dir / "log"
+        self.pid_dir = self.local_dir / "pid"
+        self.tmp_dir = self.local_dir / "tmp"
+        self._procs: dict[str, subprocess.Popen] = {}
+
+    # ---------------------------------------------------------------- up
+    def up(self, progress: ProgressFn | None = None) -> UpResult:
+        """Start (or repair) the cluster; return once REST answers and every TaskManager's slots are registered."""
+        say = progress or (lambda message: None)
+        start = time.monotonic()
+        copied = provision_data(self.settings)
+        if copied:
+            say(f"copied {len(copied)} data file(s) to {self.settings.data_dir}")
+        record = read_record(self.settings)
+        if record is not None and record.backend != self.name:
+            raise ClusterError(f"A {record.backend} cluster is recorded in {self.settings.state_dir}.",
+                               "Stop it with `flink-down` first.")
+        repaired: list[str] = []
+        if record is not None:
+            result = self._reuse(record, say)
+            if result is not None:
+                result.seconds = time.monotonic() - start
+                return result
+            # The JobManager is gone: everything starts afresh, in the recorded shape.
+            repaired = [JOBMANAGER] + [tm_name(i) for i in range(1, record.taskmanagers + 1)]
+            self.settings = self.settings.with_overrides(
+                rest_host=record.rest_host, rest_port=record.rest_port,
+                taskmanagers=record.taskmanagers, slots=record.slots)
+        self._start_all(say)
+        return UpResult(status=self.status(), repaired=repaired, seconds=time.monotonic() - start)
+
+    def _reuse(self, record: ClusterRecord, say: ProgressFn) -> UpResult | None:
+        """Healthy → already_running; TMs missing → restart them; JM gone → stop the rest and return None."""
+        jm_pid = record.details.get("jobmanager", {}).get("pid")
+        tms: dict[str, dict] = record.details.get("taskmanagers", {})
+        dead_tms = [name for name, info in tms.items() if not is_ours(info.get("pid"), self.conf_dir)]
+        if not is_ours(jm_pid, self.conf_dir):
+            say("the JobManager is not running: restarting the whole cluster")
+            self._stop_everything(record)
+            return None
+        rest = FlinkRest(record.rest_url)
+        if not dead_tms:
+            # Alive; wait in case it is still starting (a second `up` right after the first).
+            wait_until(rest, RestAnswers(), timeout=self.settings.startup_timeout,
+                       diagnostics=self._diagnostics, abort=self._abort_if_dead(record))
+            say(f"already running at {record.rest_url}")
+            return UpResult(status=self.status(), already_running=True)
+        say(f"restarting {', '.join(dead_tms)}")
+        try:
+            before = {tm.get("id", "") for tm in rest.taskmanagers()}
+        except RestUnavailable:
+            before = set()
+        for name in dead_tms:
+            proc = self._spawn(name, "taskmanager.sh")
+            tms[name] = {"pid": proc.pid}
+        record.details["taskmanagers"] = tms
+        write_record(self.settings, record)
+        wait_until(rest, RestAnswers() & NewTaskManagers(before, len(dead_tms)),
+                   timeout=self.settings.startup_timeout, diagnostics=self._diagnostics,
+                   abort=self._abort_if_dead(record), progress=say)
+        return UpResult(status=self.status(), repaired=dead_tms)
+
+    def _preflight(self) -> dict[str, str]:
+        """Check Java, the state dir, the REST port; return the environment for Flink's scripts."""
+        flink_home()
+        java, _major = find_java()
+        for path in (self.local_dir, self.log_dir, self.pid_dir, self.tmp_dir):
+            try:
+                path.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise self._state_dir_error(exc) from None
+        probe = self.local_dir / ".write-test"
+        try:
+            probe.write_text("ok")
+            probe.unlink()
+        except OSError as exc:
+            raise self._state_dir_error(exc) from None
+        s = self.settings
+        if not port_is_free(s.bind_host, s.rest_port):
+            owner = "a Flink cluster flinklab did not start" if FlinkRest(s.rest_url, 2).is_up() else "another program"
+            raise ClusterError(f"Port {s.rest_port} on {s.bind_host} is in use by {owner}.",
+                               "Choose another REST port with `--port P` or FLINKLAB_REST_PORT=P.")
+        env = dict(os.environ)
+        if "JAVA_HOME" not in env:
+            # Make the scripts use the same java we checked.
+            env["JAVA_HOME"] = str(Path(os.path.realpath(java)).parent.parent)
+        return env
+
+    def _state_dir_error(self, exc: OSError) -> ClusterError:
+        return ClusterError(f"The state dir {self.settings.state_dir} is not writable ({exc.strerror or exc}).",
+                            "Set FLINKLAB_STATE_DIR to a writable directory.")
+
+    def _start_all(self, say: ProgressFn) -> None:
+        s = self.settings
+        say("checking Java, the state dir and the REST port")
+        self._env = self._preflight()
+        self._write_config()
+        say(f"starting the JobManager and {s.taskmanagers} TaskManager(s) ({s.slots} slots each)")
+        record = ClusterRecord(
+            backend=self.name, rest_host=s.rest_host, rest_port=s.rest_port, taskmanagers=s.taskmanagers,
+            slots=s.slots, flink_version=FLINK_VERSION, data_dir=str(s.data_dir),
+            workspace_root=str(s.workspace_root),
+            details={"conf_dir": str(self.conf_dir), "log_dir": str(self.log_dir), "flink_home": str(flink_home()),
+                     "rpc_port": self._rpc_port, "jobmanager": {}, "taskmanagers": {}},
+        )
+        try:
+            # All JVMs at once, like start-cluster.sh: TaskManagers retry until the JobManager's RPC port answers.
+            record.details["jobmanager"] = {"pid": self._spawn(JOBMANAGER, "jobmanager.sh").pid}
+            for i in range(1, s.taskmanagers + 1):
+                record.details["taskmanagers"][tm_name(i)] = {"pid": self._spawn(tm_name(i), "taskmanager.sh").pid}
+            # Recorded before waiting: an interrupted `up` still leaves `flink-down` something to stop.
+            write_record(s, record)
+            rest = FlinkRest(s.rest_url)
+            wait_until(rest, RestAnswers(), timeout=s.startup_timeout, diagnostics=self._diagnostics,
+                       abort=self._abort_if_dead(record), progress=say)
+            wait_until(rest, TaskManagersRegistered(s.taskmanagers, s.slots), timeout=s.startup_timeout,
+                       diagnostics=self._diagnostics, abort=self._abort_if_dead(record), progress=say)
+        except BaseException:
+            say("start-up failed: stopping what was started")
+            self._cleanup_failed_start()
+            remove_record(s)
+            raise
+
+    def _cleanup_failed_start(self) -> None:
+        for proc in self._procs.values():
+            if proc.poll() is None:
+                try:
+                    # The whole session: the script may not have exec'd the JVM yet (BashJavaUtils still running).
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        for proc in self._procs.values():
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+        stop_processes(find_ours(self.conf_dir), self.conf_dir, timeout=5)
+
+    def _write_config(self) -> None:
+        """config.yaml for this cluster: loopback only, our ports, the settings' shape and memory."""
+        s = self.settings
+        home = flink_home()
+        self.conf_dir.mkdir(parents=True, exist_ok=True)
+        for src in (home / "conf").iterdir():
+            if src.is_file() and src.name != "config.yaml":
+                shutil.copyfile(src, self.conf_dir / src.name)
+        # Only the JobManager's RPC port must be fixed (TaskManagers are told where it is); a free one is picked so
+        # several flinklab clusters (the test suite runs a few) never collide. Every other port is 0 = any free one.
+        self._rpc_port = free_port(s.bind_host)
+        options: dict[str, object] = {
+            "env.java.opts.all": default_java_opts(home),  # the --add-opens Java 17 needs
+            "jobmanager.bind-host": s.bind_host,
+            "jobmanager.rpc.address": s.bind_host,
+            "jobmanager.rpc.port": self._rpc_port,
+            "jobmanager.memory.process.size": s.jobmanager_memory,
+            "jobmanager.execution.failover-strategy": "region",
+            "taskmanager.bind-host": s.bind_host,
+            "taskmanager.host": s.bind_host,
+            "taskmanager.rpc.port": "0",
+            "taskmanager.data.port": 0,
+            "taskmanager.numberOfTaskSlots": s.slots,
+            "taskmanager.memory.process.size": s.taskmanager_memory,
+            "blob.server.port": "0",
+            "metrics.internal.query-service.port": "0",
+            "rest.address": s.rest_host,
+            "rest.bind-address": s.bind_host,
+            "rest.port": s.rest_port,
+            "parallelism.default": 1,
+            "io.tmp.dirs": str(self.tmp_dir),
+            "web.tmpdir": str(self.tmp_dir / "web"),
+        }
+        # Flat keys are valid in Flink's config.yaml; JSON strings are valid YAML scalars (quotes the --add-opens).
+        lines = ["# Generated by flinklab for the local backend; rewritten by every fresh `flink-up`."]
+        lines += [f"{key}: {json.dumps(value)}" for key, value in options.items()]
+        (self.conf_dir / "config.yaml").write_text("\n".join(lines) + "\n")
+
+    def _spawn(self, component: str, script: str) -> subprocess.Popen:
+        """Launch one JVM through Flink's script in the foreground mode, detached into its own session."""
+        env = getattr(self, "_env", None) or self._preflight_env()
+        log_dir = self.log_dir / component
+        pid_dir = self.pid_dir / component
+        log_dir.mkdir(parents=True, exist_ok=True)
+        pid_dir.mkdir(parents=True, exist_ok=True)
+        env = {
+            **env,
+            "FLINK_HOME": str(flink_home()),
+            "FLINK_CONF_DIR": str(self.conf_dir),
+            "FLINK_LOG_DIR": str(log_dir),
+            "FLINK_PID_DIR": str(pid_dir),
+            "FLINK_IDENT_STRING": IDENT,
+            "STD_REDIRECT_TO_FILE": "true",  # the JVM's stdout/stderr go to .out/.err next to its log
+        }
+        with open(log_dir / "launch.log", "ab") as launch_log:
+            proc = subprocess.Popen(
+                ["bash", str(flink_home() / "bin" / script), "start-foreground"],
+                env=env, cwd=str(self.local_dir), stdin=subprocess.DEVNULL, stdout=launch_log,
+                stderr=subprocess.STDOUT, start_new_session=True,
+            )
+        self._procs[component] = proc
+        return proc
+
+    def _preflight_env(self) -> dict[str, str]:
+        """The environment for a repair (no full preflight: the cluster's ports are in use by design)."""
+        java, _ = find_java()
+        env = dict(os.environ)
+        env.setdefault("JAVA_HOME", str(Path(os.path.realpath(java)).parent.parent))
+        self._env = env
+        return env
+
+    def _abort_if_dead(self, record: ClusterRecord):
+        """An abort check for the waits: a JVM we recorded has exited."""
+
+        def check() -> tuple[str, str] | None:
+            components = {JOBMANAGER: record.details.get("jobmanager", {}).get("pid")}
+            components.update({n: i.get("pid") for n, i in record.details.get("taskmanagers", {}).items()})
+            for component, pid in components.items():
+                proc = self._procs.get(component)
+                if proc is not None and proc.pid == pid:
+                    code = proc.poll()
+                    if code is not None:
+                        self._failed = component
+                        return component, f"The {component} process exited (code {code})"
+                elif not is_ours(pid, self.conf_dir):
+                    self._failed = component
+                    return component, f"The {component} process (pid {pid}) is gone"
+            return None
+
+        return check
+
+    def _diagnostics(self, component: str) -> Diagnostics:
+        """The log of `component`; for 'taskmanager', the TM that failed if one did, else the first."""
+        failed = getattr(self, "_failed", None)
+        if component == TASKMANAGER:
+            component = failed if failed and failed.startswith(TASKMANAGER) else tm_name(1)
+        elif component == JOBMANAGER and failed:
+            component = failed
+        log = self._log_file(component)
+        tail = tail_lines(log) if log else []
+        if not tail:  # the JVM never started (script error, bad memory config): the launch output says why
+            for name in ("launch.log",):
+                candidate = self.log_dir / component / name
+                if tail_lines(candidate):
+                    log, tail = candidate, tail_lines(candidate)
+        return Diagnostics(log=str(log or self.log_dir / component), tail=tail)
+
+    def _log_file(self, component: str) -> Path | None:
+        logs = sorted((self.log_dir / component).glob("*.log"), key=lambda p: p.stat().st_mtime)
+        logs = [p for p in logs if p.name != "launch.log"]
+        return logs[-1] if logs else None
+
+    # -------------------------------------------------------------- down
+    def down(self) -> bool:
+        """Stop the recorded JVMs (each checked to still be ours) and any stray of this config; False if none ran."""
+        record = read_record(self.settings)
+        pids: list[int] = []
+        if record is not None and record.backend == self.name:
+            pids.append(record.details.get("jobmanager", {}).get("pid") or 0)
+            pids += [i.get("pid") or 0 for i in record.details.get("taskmanagers", {}).values()]
+        pids = [p for p in pids if p] + [p for p in find_ours(self.conf_dir) if p not in pids]
+        stopped = stop_processes(pids, self.conf_dir)
+        if record is not None and record.backend == self.name:
+            remove_record(self.settings)
+        return bool(stopped)
+
+    def _stop_everything(self, record: ClusterRecord) -> None:
+        pids = [record.details.get("jobmanager", {}).get("pid") or 0]
+        pids += [i.get("pid") or 0 for i in record.details.get("taskmanagers", {}).values()]
+        stop_processes([p for p in pids if p] + find_ours(self.conf_dir), self.conf_dir)
+        remove_record(self.settings)
+
+    # ------------------------------------------------------------ status
+    def status(self) -> ClusterStatus:
+        """Processes from the record, the rest from REST /overview; `problems` says what is wrong."""
+        record = read_record(self.settings)
+        rest_url = record.rest_url if record else self.settings.rest_url
+        st = ClusterStatus(backend=self.name, running=False, rest_url=rest_url,
+                           state_dir=str(self.settings.state_dir))
+        if record is None or record.backend != self.name:
+            st.problems.append(f"no local cluster recorded in {self.settings.state_dir}")
+            return st
+        st.expected_taskmanagers = record.taskmanagers
+        jm_alive = is_ours(record.details.get("jobmanager", {}).get("pid"), self.conf_dir)
+        if not jm_alive:
+            st.problems.append("the JobManager is not running")
+        for name, info in record.details.get("taskmanagers", {}).items():
+            if not is_ours(info.get("pid"), self.conf_dir):
+                st.problems.append(f"TaskManager {name} (pid {info.get('pid')}) is not running")
+        try:
+            ov = FlinkRest(rest_url).overview()
+        except RestUnavailable:
+            if jm_alive:
+                st.problems.append(f"the REST endpoint {rest_url} does not answer")
+            return st
+        fill_from_overview(st, ov)
+        st.running = jm_alive
+        if st.taskmanagers < record.taskmanagers:
+            st.problems.append(f"{st.taskmanagers} of {record.taskmanagers} TaskManagers registered")
+        return st
+
+    # -------------------------------------------------------------- logs
+    def components(self) -> list[str]:
+        record = read_record(self.settings)
+        if record is not None and record.backend == self.name:
+            return [JOBMANAGER, *record.details.get("taskmanagers", {})]
+        if not self.log_dir.is_dir():
+            return []
+        names = sorted(p.name for p in self.log_dir.iterdir() if p.is_dir())
+        return sorted(names, key=lambda n: (n != JOBMANAGER, n))
+
+    def log_files(self) -> dict[str, Path]:
+        """component -> its Flink log (the current one)."""
+        files = {}
+        for component in self.components():
+            log = self._log_file(component)
+            if log is not None:
+                files[component] = log
+        return files
+
+    def follow_logs(self, component: str | None, follow: bool) -> Iterator[str]:
+        """The last 200 lines of each selected log, then (with `follow`) new lines as they are written."""
+        files = self.log_files()
+        if not files:
+            raise ClusterError(f"No cluster logs in {self.log_dir}.", "Start a cluster with `flink-up`.")
+        chosen = select_components(files, component)
+        prefix = len(chosen) > 1
+        positions: dict[str, tuple[Path, int]] = {}
+        for name, path in chosen.items():
+            if prefix:
+                yield f"==> {name}: {path} <=="
+            yield from tail_lines(path, 200)
+            positions[name] = (path, path.stat().st_size)
+        while follow:
+            time.sleep(0.5)
+            for name, (path, pos) in list(positions.items()):
+                current = self._log_file(name) or path
+                if current != path:
+                    path, pos = current, 0  # rolled over or restarted
+                try:
+                    size = current.stat().st_size
+                    if size < pos:
+                        pos = 0
+                    with open(current, "rb") as fh:
+                        fh.seek(pos)
+                        chunk = fh.read()
+                except OSError:
+                    continue
+                # Only whole lines; a partial last line waits for its newline.
+                cut = chunk.rfind(b"\n") + 1
+                for line in chunk[:cut].decode("utf-8", "replace").splitlines():
+                    yield f"[{name}] {line}" if prefix else line
+                positions[name] = (current, pos + cut)
+
+
+def select_components(files: dict[str, Path], component: str | None) -> dict[str, Path]:
+    """`None` = all; `jobmanager`/`jm`; `taskmanager`/`tm` = every TM; `taskmanager-2`/`tm2`/`2` = that TM."""
+    if component is None:
+        return files
+    key = component.lower()
+    if key in ("jm", JOBMANAGER):
+        wanted = [JOBMANAGER]
+    elif key in ("tm", TASKMANAGER, "taskmanagers"):
+        wanted = [n for n in files if n.startswith(TASKMANAGER)]
+    else:
+        m = re.fullmatch(r"(?:tm|taskmanager)?-?(\d+)", key)
+        wanted = [tm_name(int(m.group(1)))] if m else [key]
+    chosen = {n: files[n] for n in wanted if n in files}
+    if not chosen:
+        raise UsageError(f"No log for component {component!r}.", f"Components: {', '.join(files)}.")
+    return chosen
+
+
+def fill_from_overview(st: ClusterStatus, ov: dict) -> None:
+    """Copy GET /overview's counters into a ClusterStatus."""
+    st.flink_version = ov.get("flink-version")
+    st.taskmanagers = int(ov.get("taskmanagers", 0))
+    st.slots_total = int(ov.get("slots-total", 0))
+    st.slots_available = int(ov.get("slots-available", 0))
+    st.jobs_running = int(ov.get("jobs-running", 0))
+    st.jobs_finished = int(ov.get("jobs-finished", 0))
+    st.jobs_failed = int(ov.get("jobs-failed", 0))
+    st.jobs_cancelled = int(ov.get("jobs-cancelled", 0))
+
+
+_FALLBACK_JAVA_OPTS = " ".join(
+    ["--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED"]
+    + [f"--add-opens=java.base/{p}=ALL-UNNAMED" for p in (
+        "java.lang", "java.net", "java.io", "java.nio", "sun.nio.ch", "java.lang.reflect", "java.text",
+        "java.time", "java.util", "java.util.concurrent", "java.util.concurrent.atomic",
+        "java.util.concurrent.locks")]
+)
+
+
+def default_java_opts(home: Path) -> str:
+    """`env.java.opts.all` from the distribution's own config.yaml (the --add-opens Flink needs on Java 17)."""
+    try:
+        text = (home / "conf" / "config.yaml").read_text()
+    except OSError:
+        return _FALLBACK_JAVA_OPTS
+    # The default file nests it as env: java: opts: all: <one line>; the only `all:` whose value is --add-*.
+    m = re.search(r"^\s*all:\s*(--add-\S.*)$", text, re.MULTILINE)
+    return m.group(1).strip() if m else _FALLBACK_JAVA_OPTS
+
+
+def status_dict(st: ClusterStatus) -> dict:
+    """A ClusterStatus as JSON-ready data (for `flinklab status --json`)."""
+    return asdict(st)
