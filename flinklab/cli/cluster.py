@@ -1,0 +1,163 @@
+"""Cluster commands: `flinklab up/down/status/logs`, and the `flink-up` / `flink-down` console scripts.
+
+Bodies stay thin: build Settings, call flinklab.cluster.*, render.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict
+
+import typer
+from rich.markup import escape
+
+from flinklab.cli.app import app, command, console, err_console, settings_from
+from flinklab.cluster.base import ClusterStatus, UpResult
+from flinklab.cluster.select import backend_for, cluster_status, log_backend, stop_cluster
+from flinklab.cluster.waits import ClusterStartError
+from flinklab.errors import ExitStatus, UsageError
+
+# Numbers are taken as text and checked here, so a bad value is one line + exit 2 like every other user error
+# (typer's own type errors print a multi-line usage box).
+BACKEND_OPT = typer.Option(None, "--backend", metavar="auto|local|docker", help="Where the cluster runs.")
+TMS_OPT = typer.Option(None, "--taskmanagers", metavar="N", help="Number of TaskManagers (default 1).")
+SLOTS_OPT = typer.Option(None, "--slots", metavar="N", help="Slots per TaskManager (default 4).")
+PORT_OPT = typer.Option(None, "--port", metavar="P", help="REST / Web UI port on 127.0.0.1 (default 8081).")
+DATA_OPT = typer.Option(None, "--data-dir", metavar="DIR", help="Where the lab CSVs are provisioned.")
+WORKSPACE_OPT = typer.Option(None, "--workspace", metavar="DIR", help="Root of the lab workspaces (~/flink).")
+
+
+def _whole(option: str, value: str | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise UsageError(f"{option} must be a whole number, not {value!r}.") from None
+
+
+def up(
+    backend: str | None = BACKEND_OPT,
+    taskmanagers: str | None = TMS_OPT,
+    slots: str | None = SLOTS_OPT,
+    port: str | None = PORT_OPT,
+    data_dir: str | None = DATA_OPT,
+    workspace: str | None = WORKSPACE_OPT,
+) -> None:
+    """Start (or repair) a Flink session cluster; returns when its TaskManagers and slots are registered."""
+    settings = settings_from(
+        backend=backend, taskmanagers=_whole("--taskmanagers", taskmanagers), slots=_whole("--slots", slots),
+        rest_port=_whole("--port", port), data_dir=data_dir, workspace_root=workspace,
+    )
+    chosen, reason = backend_for(settings)
+    console.print(f"backend: [bold]{chosen.name}[/] [dim]({escape(reason)})[/]")
+    with console.status("starting the cluster…") as spinner:
+
+        def progress(message: str) -> None:
+            spinner.update(escape(message))
+            console.print(f"  [dim]· {escape(message)}[/]")
+
+        try:
+            result = chosen.up(progress=progress)
+        except ClusterStartError as exc:
+            for line in exc.log_tail:
+                err_console.print(f"  [dim]{escape(line)}[/]", soft_wrap=True)
+            raise
+    result.reason = result.reason or reason
+    render_up(result)
+
+
+def render_up(result: UpResult) -> None:
+    st = result.status
+    if result.already_running:
+        console.print(f"[green]already running[/] — nothing to do ({st.taskmanagers} TaskManager(s), "
+                      f"{st.slots_total} slots)")
+    elif result.repaired:
+        console.print(f"[yellow]repaired[/]: restarted {', '.join(result.repaired)}")
+    if not result.already_running:
+        console.print(f"[green]ready[/] in {result.seconds:.1f}s: Flink {st.flink_version}, "
+                      f"{st.taskmanagers} TaskManager(s), {st.slots_available}/{st.slots_total} slots free")
+    console.print(f"Web UI: [bold]{st.rest_url}[/]")
+    console.print("Next:")
+    console.print("  cd ~/flink/LAB && sql-client.sh -i ddl.sql -f query.sql > query.out 2>&1")
+    console.print("  flinklab run LAB          # every step of a lab")
+    console.print("  flink-down                # stop the cluster")
+
+
+def down() -> None:
+    """Stop what `flink-up` started (a no-op when nothing runs)."""
+    name, stopped = stop_cluster(settings_from())
+    if stopped:
+        console.print(f"stopped the {name} cluster")
+    else:
+        console.print("no flinklab cluster is running: nothing to stop")
+
+
+def status(as_json: bool = typer.Option(False, "--json", help="Machine-readable output.")) -> None:
+    """Backend, Flink version, TaskManagers, slots, jobs, state dir and problems. Exit 1 when not healthy."""
+    st = cluster_status(settings_from())
+    if as_json:
+        sys.stdout.write(json.dumps(asdict(st), indent=2) + "\n")
+    else:
+        render_status(st)
+    if not st.running or st.problems:
+        raise typer.Exit(int(ExitStatus.FAILURE))
+
+
+def render_status(st: ClusterStatus) -> None:
+    state = "[green]running[/]" if st.running else "[red]not running[/]"
+    if st.backend == "none":
+        state = "[red]none started by flinklab[/]"
+    console.print(f"cluster:       {state} ({st.backend})")
+    console.print(f"REST / Web UI: {st.rest_url}")
+    if st.flink_version:
+        console.print(f"Flink:         {st.flink_version}")
+        console.print(f"TaskManagers:  {st.taskmanagers}" + (
+            f" of {st.expected_taskmanagers}" if st.expected_taskmanagers else ""))
+        console.print(f"slots:         {st.slots_total} total, {st.slots_available} free")
+        console.print(f"jobs:          {st.jobs_running} running, {st.jobs_finished} finished, "
+                      f"{st.jobs_failed} failed, {st.jobs_cancelled} cancelled")
+    console.print(f"state dir:     {st.state_dir}")
+    for problem in st.problems:
+        console.print(f"[yellow]problem:[/] {escape(problem)}")
+    if st.problems and st.backend != "none":
+        console.print("[dim]`flink-up` repairs a half-dead cluster; `flinklab logs` shows why it died.[/]")
+
+
+def logs(
+    component: str | None = typer.Argument(None, help="jobmanager | taskmanager | taskmanager-N (default all)."),
+    follow: bool = typer.Option(False, "--follow", "-f", help="Keep printing new lines (Ctrl-C stops)."),
+) -> None:
+    """Show (or follow) the JobManager / TaskManager logs."""
+    try:
+        for line in log_backend(settings_from()).follow_logs(component, follow):
+            sys.stdout.write(line + "\n")
+            if follow:
+                sys.stdout.flush()
+    except KeyboardInterrupt:  # the normal way to end --follow
+        return
+
+
+command("up")(up)
+command("down")(down)
+command("status")(status)
+command("logs")(logs)
+
+up_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, help="Start a Flink cluster.")
+down_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, help="Stop the Flink cluster.")
+command(target=up_app)(up)
+command(target=down_app)(down)
+
+
+def flink_up_main() -> None:
+    """`flink-up`: the same as `flinklab up`."""
+    up_app(prog_name="flink-up")
+
+
+def flink_down_main() -> None:
+    """`flink-down`: the same as `flinklab down`."""
+    down_app(prog_name="flink-down")
+
+
+__all__ = ["app", "down_app", "flink_down_main", "flink_up_main", "up_app"]

@@ -1,0 +1,81 @@
+"""Which backend serves a command: `up` chooses (explicit, recorded, or auto); down/status/logs use the record."""
+
+from __future__ import annotations
+
+from flinklab.cluster.base import ClusterBackend, ClusterStatus, read_record
+from flinklab.cluster.local import LocalBackend, fill_from_overview
+from flinklab.cluster.rest import FlinkRest, RestUnavailable
+from flinklab.errors import ClusterError
+from flinklab.settings import Settings
+
+
+def _docker_class():
+    """The Docker backend class, or None while it is not installed/delivered (ImportError = use local)."""
+    try:
+        from flinklab.cluster.docker import DockerBackend
+    except ImportError:
+        return None
+    return DockerBackend
+
+
+def _make(name: str, settings: Settings) -> ClusterBackend:
+    if name == "local":
+        return LocalBackend(settings)
+    cls = _docker_class()
+    if cls is None:
+        raise ClusterError("The docker backend is not available in this installation.",
+                           "Use `--backend local` (or FLINKLAB_BACKEND=local).")
+    return cls(settings)
+
+
+def backend_for(settings: Settings) -> tuple[ClusterBackend, str]:
+    """The backend `up` should use, and why: explicit wins; `auto` follows the record, else docker if usable."""
+    if settings.backend in ("local", "docker"):
+        return _make(settings.backend, settings), f"--backend {settings.backend} was asked for"
+    record = read_record(settings)
+    if record is not None:
+        return _make(record.backend, settings), f"a {record.backend} cluster is recorded in {settings.state_dir}"
+    cls = _docker_class()
+    if cls is None:
+        return LocalBackend(settings), "the docker backend is not installed"
+    try:
+        usable, why = cls.usable(settings)
+    except Exception as exc:  # noqa: BLE001 - a broken engine must not stop a local start: fall back, say why
+        usable, why = False, f"docker check failed: {exc}"
+    if usable:
+        return cls(settings), why or "docker engine reachable and the image is present"
+    return LocalBackend(settings), why or "docker cannot serve"
+
+
+def recorded_backend(settings: Settings) -> ClusterBackend | None:
+    """The backend of the recorded cluster (for down/status/logs), or None when nothing is recorded."""
+    record = read_record(settings)
+    if record is None:
+        return None
+    return _make(record.backend, settings)
+
+
+def cluster_status(settings: Settings) -> ClusterStatus:
+    """Status of the recorded cluster; with nothing recorded, say so (and whether a foreign cluster answers)."""
+    backend = recorded_backend(settings)
+    if backend is not None:
+        return backend.status()
+    st = ClusterStatus(backend="none", running=False, rest_url=settings.rest_url, state_dir=str(settings.state_dir))
+    st.problems.append(f"no cluster started by flinklab (nothing recorded in {settings.state_dir})")
+    try:
+        fill_from_overview(st, FlinkRest(settings.rest_url, timeout=2).overview())
+        st.problems.append(f"a Flink cluster flinklab did not start answers at {settings.rest_url}")
+    except RestUnavailable:
+        pass
+    return st
+
+
+def stop_cluster(settings: Settings) -> tuple[str, bool]:
+    """Stop the recorded cluster (or local strays of this state dir); returns (backend name, anything stopped)."""
+    backend = recorded_backend(settings) or LocalBackend(settings)
+    return backend.name, backend.down()
+
+
+def log_backend(settings: Settings) -> ClusterBackend:
+    """The recorded cluster's backend; without a record, the local one (its logs outlive `flink-down`)."""
+    return recorded_backend(settings) or LocalBackend(settings)
