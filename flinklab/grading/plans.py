@@ -48,7 +48,11 @@ def state_entries(node: dict[str, Any]) -> list[StateEntry]:
     """The node's `state` list ([] when it has none)."""
     entries = []
     for raw in node.get("state") or []:
-        entries.append(StateEntry(index=int(raw.get("index", -1)), ttl=str(raw.get("ttl", "")), name=str(raw.get("name", ""))))
+        entries.append(
+            StateEntry(
+                index=int(raw.get("index", -1)), ttl=str(raw.get("ttl", "")), name=str(raw.get("name", ""))
+            )
+        )
     return entries
 
 
@@ -58,7 +62,9 @@ def load_plan(path: Path | str) -> Plan:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise PlanError(f"{path.name} does not exist.", "Run the step that compiles it (COMPILE PLAN ...).") from None
+        raise PlanError(
+            f"{path.name} does not exist.", "Run the step that compiles it (COMPILE PLAN ...)."
+        ) from None
     except OSError as exc:
         raise PlanError(f"{path.name} cannot be read: {exc.strerror or exc}.") from None
     try:

@@ -1,0 +1,41 @@
+"""Grade a lab's saved work. Never asks the cluster: the saved files and the CSVs are all it reads."""
+
+from __future__ import annotations
+
+from flinklab.errors import FlinklabError
+from flinklab.grading.checks import GradeReport
+from flinklab.labs.base import GradingContext, Lab
+from flinklab.settings import Settings
+
+
+def grading_context(settings: Settings, lab: Lab) -> GradingContext:
+    """The context checks get; FlinklabError (exit 2) when grading cannot run at all."""
+    workspace = settings.workspace(lab.name)
+    if not workspace.is_dir():
+        raise FlinklabError(
+            f"No workspace for {lab.name!r} at {workspace}: nothing to grade.",
+            f"Write the lab's files there and run `flinklab run {lab.name}` (or --workspace to point elsewhere).",
+        )
+    missing = [name for name in lab.fixtures.files if not (settings.data_dir / name).is_file()]
+    if missing:
+        raise FlinklabError(
+            f"The lab data {', '.join(missing)} is missing from {settings.data_dir}; the grader computes the "
+            "expected answers from it.",
+            "`flink-up` provisions the data dir (or pass --data-dir / FLINKLAB_DATA_DIR).",
+        )
+    return GradingContext(workspace=workspace, data_dir=settings.data_dir)
+
+
+def grade_lab(settings: Settings, lab: Lab) -> GradeReport:
+    """Run every check of `lab` against its workspace."""
+    ctx = grading_context(settings, lab)
+    try:
+        results = list(lab.checks(ctx))
+    except FlinklabError:
+        raise
+    except Exception as exc:  # a crash inside a check is a bug; say so in one line instead of a traceback
+        raise FlinklabError(
+            f"Grading {lab.name!r} crashed: {type(exc).__name__}: {exc}",
+            "This is a bug in flinklab's checks; please report it with your workspace files.",
+        ) from exc
+    return GradeReport(lab=lab.name, results=results, workspace=str(ctx.workspace))
