@@ -137,7 +137,9 @@ def test_multiline_reason_stops_at_blank_line_and_other_levels():
         "[WARNING] something to note\n"
     )
     out = parse_output(text)
-    assert out.errors == ["org.apache.flink.table.api.ValidationException: first line\nsecond line of the same reason"]
+    assert out.errors == [
+        "org.apache.flink.table.api.ValidationException: first line\nsecond line of the same reason"
+    ]
     assert out.warnings == ["something to note"]
 
 
@@ -148,7 +150,11 @@ def test_garbage_is_not_a_table():
 
 def test_cells_holding_a_pipe_are_split_by_column_width():
     # the real batch capture with one cell rewritten to hold `|` at the same width
-    text = (OUTPUTS / "pyflink_batch_rows.out").read_text().replace("                             a |", "                           a|b |", 1)
+    text = (
+        (OUTPUTS / "pyflink_batch_rows.out")
+        .read_text()
+        .replace("                             a |", "                           a|b |", 1)
+    )
     table = parse_output(text).table
     assert table.rows[0][0] == "a|b"
     assert len(table.rows[0]) == 3

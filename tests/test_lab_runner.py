@@ -1,0 +1,264 @@
+"""Solution install (backups, path rewriting) and the lab runner, with a tiny test-only lab.
+
+The live test runs the tiny lab on the session's real cluster: a failing step, then a batch COUNT over a CSV
+written into the cluster's data dir, then a step whose lesson is a rejection.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from flinklab.errors import FlinklabError, UsageError
+from flinklab.grading.parse import parse_output
+from flinklab.labs.base import FixtureSpec, Lab, Step
+from flinklab.labs.runner import LabRun, RunProgress, run_lab
+from flinklab.labs.solution import backup_path, install_solution, rewrite_paths
+
+DDL = """-- the lab texts' default paths; install rewrites them
+CREATE TABLE tiny (k STRING, v INT) WITH (
+  'connector' = 'filesystem',
+  'path' = 'file:///opt/lab/fixtures/data/tiny_runner.csv',
+  'format' = 'csv'
+);
+"""
+BROKEN = """SET 'sql-client.execution.result-mode' = 'tableau';
+SELECT COUNT(*) AS n FROM no_such_table;
+"""
+COUNT = """SET 'sql-client.execution.result-mode' = 'tableau';
+SET 'execution.runtime-mode' = 'batch';
+SELECT COUNT(*) AS n, SUM(v) AS total FROM tiny;
+"""
+REJECTED = """SET 'sql-client.execution.result-mode' = 'tableau';
+SELECT k FROM tiny WHERE;
+"""
+CSV_ROWS = "a,1\nb,2\nc,3\nd,4\n"
+
+
+def build_report(workspace: Path) -> dict:
+    """Like a lab's report: read from a saved output, refuse when it is not there."""
+    path = workspace / "count.out"
+    if not path.exists():
+        raise FlinklabError("count.out is missing, so the report cannot be built.", "Run the count step.")
+    table = parse_output(path.read_text()).table
+    if table is None or not table.rows:
+        raise FlinklabError("count.out has no result table.")
+    return {"rows": int(table.rows[0][0]), "total": int(table.rows[0][1])}
+
+
+TINY = Lab(
+    name="tiny",
+    title="A test-only lab",
+    steps=(
+        Step(id="broken", title="fails", sql_file="broken.sql", out_file="broken.out"),
+        Step(
+            id="count",
+            title="batch count",
+            sql_file="count.sql",
+            out_file="count.out",
+            mode="batch",
+            writes=("stale-plan.json",),
+        ),
+        Step(
+            id="rejected",
+            title="a lesson in rejection",
+            sql_file="rejected.sql",
+            out_file="rejected.out",
+            expect_error=True,
+        ),
+    ),
+    fixtures=FixtureSpec(files=("tiny_runner.csv",), generate=lambda seed, scale: {}),
+    report_fields=("rows", "total"),
+    build_report=build_report,
+    checks=lambda ctx: [],
+)
+
+
+def make_project(root: Path) -> Path:
+    sql = root / "sql" / "tiny"
+    sql.mkdir(parents=True)
+    for name, text in {
+        "ddl.sql": DDL,
+        "broken.sql": BROKEN,
+        "count.sql": COUNT,
+        "rejected.sql": REJECTED,
+    }.items():
+        (sql / name).write_text(text)
+    return root
+
+
+@pytest.fixture
+def tiny_settings(tmp_settings, tmp_path):
+    return tmp_settings.with_overrides(project_root=make_project(tmp_path / "project"))
+
+
+# --- solution install --------------------------------------------------------------------------------------------
+
+
+def test_rewrite_paths_only_whole_prefixes():
+    sql = (
+        "'file:///opt/lab/fixtures/data/a.csv' '/root/flink/joins/p.json' '/root/flinkx/keep' "
+        "'/opt/lab/fixtures/database/keep'"
+    )
+    out = rewrite_paths(sql, Path("/d ata/it's"), Path("/ws"))
+    assert "'file:///d ata/it''s/a.csv'" in out  # a quote inside a SQL literal is doubled
+    assert "'/ws/joins/p.json'" in out
+    assert "/root/flinkx/keep" in out and "/opt/lab/fixtures/database/keep" in out
+
+
+def test_install_rewrites_paths_and_backs_up_learner_files(tiny_settings):
+    workspace = tiny_settings.workspace("tiny")
+    workspace.mkdir(parents=True)
+    (workspace / "count.sql").write_text("-- my own attempt\n")
+    (workspace / "broken.sql").write_text(BROKEN)  # identical to the reference: left alone
+    (workspace / "notes.txt").write_text("mine")
+
+    result = install_solution(tiny_settings, TINY)
+
+    ddl = (workspace / "ddl.sql").read_text()
+    assert f"file://{tiny_settings.data_dir}/tiny_runner.csv" in ddl and "/opt/lab" not in ddl
+    assert (workspace / "count.sql").read_text() == COUNT
+    assert [p.name for p in result.unchanged] == ["broken.sql"]
+    assert sorted(p.name for p in result.installed) == ["count.sql", "ddl.sql", "rejected.sql"]
+    [(original, backup)] = result.backups
+    assert original == workspace / "count.sql"
+    assert re.fullmatch(r"count\.sql\.bak-\d{8}-\d{6}", backup.name)
+    assert backup.read_text() == "-- my own attempt\n"
+    assert (workspace / "notes.txt").read_text() == "mine"
+
+    again = install_solution(tiny_settings, TINY)
+    assert again.backups == [] and again.installed == [] and len(again.unchanged) == 4
+
+
+def test_backup_names_never_collide(tmp_path):
+    path = tmp_path / "count.sql"
+    first = backup_path(path, now=0)
+    first.write_text("x")
+    second = backup_path(path, now=0)
+    assert second != first and second.name == first.name + "-2"
+
+
+def test_install_refuses_an_incomplete_reference(tiny_settings):
+    (tiny_settings.solutions_dir / "tiny" / "rejected.sql").unlink()
+    with pytest.raises(UsageError, match="rejected.sql"):
+        install_solution(tiny_settings, TINY)
+
+
+# --- runner without a cluster ----------------------------------------------------------------------------------
+
+
+def test_learner_run_without_workspace_is_a_usage_error(tiny_settings):
+    with pytest.raises(UsageError, match="No workspace"):
+        run_lab(tiny_settings, TINY)
+
+
+def test_learner_run_with_nothing_written_skips_every_step_without_a_cluster(tiny_settings):
+    tiny_settings.workspace("tiny").mkdir(parents=True)
+    (tiny_settings.workspace("tiny") / "count.sql").write_text(COUNT)  # but no ddl.sql
+    run = run_lab(tiny_settings, TINY)  # no cluster runs at tmp_settings' port: no client may be created
+    assert [s.ran for s in run.steps] == [False, False, False]
+    assert run.missing == ["broken.sql", "ddl.sql", "rejected.sql"]
+    assert run.steps[1].error == "needs ddl.sql, which is missing"
+    assert not run.ok
+    assert run.report_path is None and "count.out is missing" in run.report_error
+    assert not (tiny_settings.workspace("tiny") / "report.json").exists()
+
+
+# --- live ----------------------------------------------------------------------------------------------------------
+
+
+class Recorder(RunProgress):
+    def __init__(self):
+        self.events: list[tuple] = []
+
+    def step_started(self, step):
+        self.events.append(("start", step.id))
+
+    def statement_finished(self, step, outcome):
+        self.events.append(("statement", step.id, outcome.ok))
+
+    def step_finished(self, run):
+        self.events.append(("end", run.step.id, run.ok))
+
+
+@pytest.mark.live
+def test_run_lab_on_the_cluster(flink_cluster, sql_client, tmp_path):
+    settings = flink_cluster.with_overrides(
+        project_root=make_project(tmp_path / "project"), workspace_root=tmp_path / "ws"
+    )
+    (settings.data_dir / "tiny_runner.csv").write_text(CSV_ROWS)
+    workspace = settings.workspace("tiny")
+    workspace.mkdir(parents=True)
+    (workspace / "stale-plan.json").write_text("{}")
+    (workspace / "count.out").write_text("an old output\n")
+    (workspace / "report.json").write_text('{"rows": 999}\n')  # the learner's own
+    recorder = Recorder()
+
+    run: LabRun = run_lab(settings, TINY, solution=True, client=sql_client, progress=recorder)
+
+    broken, count, rejected = run.steps
+    # the failing step is recorded, with its .out as the client would have written it
+    assert broken.ran and not broken.ok and not broken.statements_ok
+    assert "no_such_table" in broken.error
+    broken_out = parse_output((workspace / "broken.out").read_text())
+    assert broken_out.errors and "no_such_table" in broken_out.errors[0]
+    # later steps still ran
+    assert count.ran and count.ok and count.statements_ok, count.error
+    table = parse_output((workspace / "count.out").read_text()).table
+    assert table.rows == [["4", "10"]] and not table.streaming and table.complete
+    assert not (workspace / "stale-plan.json").exists()  # a step's `writes` are removed first
+    assert len(count.job_ids) == 1 and count.seconds > 0
+    # a step whose lesson is a rejection passes when Flink rejects it
+    assert rejected.ran and rejected.ok and not rejected.statements_ok
+    assert run.ok is False  # because of `broken`
+    # report written from the saved outputs; the learner's different report kept as a backup
+    assert json.loads((workspace / "report.json").read_text()) == {"rows": 4, "total": 10}
+    assert run.report_path == workspace / "report.json"
+    assert run.report_backup is not None and run.report_backup.read_text() == '{"rows": 999}\n'
+    # job durations from the REST API, summed
+    assert set(run.job_durations) == set(run.job_ids) and run.job_ids
+    assert all(d is not None and d > 0 for d in run.job_durations.values())
+    assert run.job_seconds == pytest.approx(sum(run.job_durations.values()))
+    assert run.wall_seconds >= sum(s.seconds for s in run.steps)
+    # progress saw every step in order; the shared client is still usable (not closed by run_lab)
+    assert [e[1] for e in recorder.events if e[0] == "end"] == ["broken", "count", "rejected"]
+    assert ("statement", "count", True) in recorder.events
+
+    only = run_lab(settings, TINY, only="count", client=sql_client)
+    assert [s.step.id for s in only.steps] == ["count"] and only.ok
+    assert only.report_backup is None  # same report again: nothing to back up
+
+
+@pytest.mark.live
+def test_cli_run_and_check_on_the_cluster(flink_cluster, tmp_path, monkeypatch):
+    """`flinklab run tiny --solution` with its own client (one JVM), then exit 1 because a step failed."""
+    import flinklab.cli.labs as cli_labs
+    from flinklab.cli import app
+
+    project = make_project(tmp_path / "project")
+    (flink_cluster.data_dir / "tiny_runner.csv").write_text(CSV_ROWS)
+    monkeypatch.setattr(cli_labs, "get_lab", lambda name: TINY)
+    env = {
+        "FLINKLAB_HOME": str(project),
+        "FLINKLAB_WORKSPACE": str(tmp_path / "ws"),
+        "FLINKLAB_DATA_DIR": str(flink_cluster.data_dir),
+        "FLINKLAB_STATE_DIR": str(flink_cluster.state_dir),
+        "FLINKLAB_REST_PORT": str(flink_cluster.rest_port),
+    }
+    result = CliRunner().invoke(app, ["run", "tiny", "--solution"], env=env)
+    assert result.exit_code == 1, result.output
+    text = result.output
+    assert "broken" in text and "failed" in text
+    assert "count" in text and f"{flink_cluster.rest_url}/#/job/completed/" in text
+    assert "Wall time" in text and "Flink job(s) ran for" in text
+    assert "flinklab check tiny" in text
+    assert (tmp_path / "ws" / "tiny" / "report.json").exists()
+
+    result = CliRunner().invoke(app, ["run", "tiny", "--only", "count"], env=env)
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(app, ["run", "tiny", "--only", "nope"], env=env)
+    assert result.exit_code == 2 and "no step 'nope'" in result.output
