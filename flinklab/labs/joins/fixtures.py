@@ -25,6 +25,7 @@ FIRST_DAY = datetime(2024, 3, 4)
 TIERS = ("gold", "silver", "bronze")
 #: users who place orders but are not in joins_users.csv (the inner regular join drops them)
 MISSING_USERS = ("u41", "u42", "u43", "u44")
+MISSING_USER_ORDERS = 3  # per missing user and day
 #: currency -> (won per unit at the start, amount range, whole amounts only)
 CURRENCIES: dict[str, tuple[Decimal, tuple[int, int], bool]] = {
     "USD": (Decimal("1331.5000"), (5, 400), False),
@@ -70,7 +71,7 @@ def generate(seed: int, scale: int) -> dict[str, Rows]:
     # one; redraw until they are distinct (the rng sequence keeps this deterministic).
     for _ in range(200):
         files = _draw(rng, scale)
-        if _tiers_distinct(files):
+        if _tiers_distinct(files) and _report_distinct(files):
             return files
     raise RuntimeError(f"seed {seed} gives no data set with distinct per-tier results")
 
@@ -84,6 +85,15 @@ def _tiers_distinct(files: dict[str, Rows]) -> bool:
             counts[tier_of[user_id]] += 1
             sums[tier_of[user_id]] += Decimal(amount)
     return len(set(counts.values())) == len(TIERS) and len(set(sums.values())) == len(TIERS) and min(counts.values()) > 0
+
+
+def _report_distinct(files: dict[str, Rows]) -> bool:
+    # Distinct report values: a learner who swaps two fields (or copies one into another) is caught.
+    from flinklab.labs.joins import reference
+
+    report = reference.report(reference.from_rows(files))
+    integers = [v for k, v in report.items() if k != "usd_gap_krw"]
+    return len(set(integers)) == len(integers)
 
 
 def _user_ids(block: int) -> list[str]:
@@ -127,7 +137,7 @@ def _draw(rng: random.Random, scale: int) -> dict[str, Rows]:
         for i, s in enumerate(late_orders):
             owner[s] = late[i % LATE_SIGNUPS_PER_DAY]
         rest = [s for s in seconds if s not in owner]
-        for i, s in enumerate(rng.sample(rest, 2 * len(MISSING_USERS))):
+        for i, s in enumerate(rng.sample(rest, MISSING_USER_ORDERS * len(MISSING_USERS))):
             owner[s] = MISSING_USERS[i % len(MISSING_USERS)]
         regular = [u for u in ids if u not in late]
         day_orders: list[_Order] = []
