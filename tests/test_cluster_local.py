@@ -1,0 +1,218 @@
+"""The local backend against real JVMs: the session cluster (shared fixture) and ONE extra small cluster for the
+destructive tests (kill a TaskManager, repair, down). Pre-flight failures are tested without booting anything."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import time
+from pathlib import Path
+
+import pytest
+from conftest import free_port, make_settings
+from typer.testing import CliRunner
+
+from flinklab.cli import app
+from flinklab.cli.cluster import down_app
+from flinklab.cluster.base import read_record
+from flinklab.cluster.local import LocalBackend, find_java, find_ours, is_ours, port_is_free
+from flinklab.errors import ClusterError
+from flinklab.settings import Settings
+from flinklab.version import FLINK_VERSION
+
+runner = CliRunner()
+
+
+def cli_env(settings: Settings) -> dict[str, str]:
+    return {
+        "FLINKLAB_STATE_DIR": str(settings.state_dir),
+        "FLINKLAB_DATA_DIR": str(settings.data_dir),
+        "FLINKLAB_WORKSPACE": str(settings.workspace_root),
+        "FLINKLAB_REST_PORT": str(settings.rest_port),
+    }
+
+
+def recorded_pids(settings: Settings) -> dict[str, int]:
+    record = read_record(settings)
+    assert record is not None
+    pids = {"jobmanager": record.details["jobmanager"]["pid"]}
+    pids.update({name: info["pid"] for name, info in record.details["taskmanagers"].items()})
+    return pids
+
+
+def _loopback(hex_addr: str) -> str:
+    """Decode a /proc/net/tcp{,6} local address (32-bit words in host byte order) to an IP string."""
+    raw = bytes.fromhex(hex_addr)
+    swapped = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
+    return socket.inet_ntop(socket.AF_INET if len(raw) == 4 else socket.AF_INET6, swapped)
+
+
+def listening_sockets(pids: list[int]) -> list[tuple[str, int]]:
+    """(ip, port) of every LISTEN socket held by `pids`, read from /proc (no psutil on the machine)."""
+    inodes = set()
+    for pid in pids:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+    found = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            cols = line.split()
+            local, state, inode = cols[1], cols[3], cols[9]
+            if state == "0A" and inode in inodes:
+                addr, port = local.split(":")
+                found.append((_loopback(addr), int(port, 16)))
+    return found
+
+
+# ------------------------------------------------------------------------------- the session cluster
+
+
+@pytest.mark.live
+def test_session_cluster_status(flink_cluster: Settings) -> None:
+    st = LocalBackend(flink_cluster).status()
+    assert st.running and st.problems == []
+    assert st.flink_version == FLINK_VERSION == "2.2.1"
+    assert (st.taskmanagers, st.expected_taskmanagers, st.slots_total) == (1, 1, 4)
+    assert st.rest_url == f"http://127.0.0.1:{flink_cluster.rest_port}"
+
+
+@pytest.mark.live
+def test_status_command_on_the_running_cluster(flink_cluster: Settings) -> None:
+    result = runner.invoke(app, ["status"], env=cli_env(flink_cluster))
+    assert result.exit_code == 0, result.output
+    assert "running (local)" in result.output
+    assert "TaskManagers:  1 of 1" in result.output and "slots:         4 total" in result.output
+    assert "Flink:         2.2.1" in result.output
+
+
+@pytest.mark.live
+def test_second_up_says_already_running_and_changes_nothing(flink_cluster: Settings) -> None:
+    before = recorded_pids(flink_cluster)
+    result = LocalBackend(flink_cluster).up()
+    assert result.already_running and result.repaired == []
+    assert recorded_pids(flink_cluster) == before
+    assert all(is_ours(pid, flink_cluster.state_dir / "local" / "conf") for pid in before.values())
+    cli = runner.invoke(app, ["up"], env=cli_env(flink_cluster))
+    assert cli.exit_code == 0, cli.output
+    assert "already running" in cli.output and "backend: local" in cli.output
+    assert f"http://127.0.0.1:{flink_cluster.rest_port}" in cli.output
+    assert recorded_pids(flink_cluster) == before
+
+
+@pytest.mark.live
+def test_every_port_of_the_cluster_binds_loopback_only(flink_cluster: Settings) -> None:
+    sockets = listening_sockets(list(recorded_pids(flink_cluster).values()))
+    assert ("127.0.0.1", flink_cluster.rest_port) in {
+        (ip.removeprefix("::ffff:"), port) for ip, port in sockets
+    }, sockets
+    # JobManager: REST, RPC, blob; TaskManager: RPC, data, ... — none on a wildcard or external address.
+    assert len(sockets) >= 3
+    assert all(ip in ("127.0.0.1", "::ffff:127.0.0.1") for ip, _ in sockets), sockets
+
+
+@pytest.mark.live
+def test_logs_are_in_the_state_dir(flink_cluster: Settings) -> None:
+    files = LocalBackend(flink_cluster).log_files()
+    assert set(files) == {"jobmanager", "taskmanager-1"}
+    assert all(path.is_relative_to(flink_cluster.state_dir) for path in files.values())
+    assert f"Rest endpoint listening at 127.0.0.1:{flink_cluster.rest_port}" in files["jobmanager"].read_text()
+    result = runner.invoke(app, ["logs", "taskmanager"], env=cli_env(flink_cluster))
+    assert result.exit_code == 0 and "TaskExecutor" in result.output
+
+
+# ------------------------------------------------------------------ one extra cluster, destructive tests
+
+
+@pytest.mark.live
+def test_kill_a_taskmanager_then_up_repairs_and_down_leaves_nothing(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path, rest_port=free_port(), backend="local", slots=2,
+                             taskmanager_memory="1024m")
+    conf_dir = settings.state_dir / "local" / "conf"
+    backend = LocalBackend(settings)
+    try:
+        start = time.monotonic()
+        result = backend.up()
+        print(f"\nlocal cluster boot (up to ready): {time.monotonic() - start:.1f}s")
+        assert not result.already_running and result.status.slots_total == 2
+        pids = recorded_pids(settings)
+
+        os.kill(pids["taskmanager-1"], signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while is_ours(pids["taskmanager-1"], conf_dir) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        st = LocalBackend(settings).status()
+        assert f"TaskManager taskmanager-1 (pid {pids['taskmanager-1']}) is not running" in st.problems
+        cli = runner.invoke(app, ["status"], env=cli_env(settings))
+        assert cli.exit_code == 1 and "is not running" in cli.output
+
+        start = time.monotonic()
+        repaired = LocalBackend(settings).up()
+        print(f"repair (restart one TaskManager until it registers): {time.monotonic() - start:.1f}s")
+        assert repaired.repaired == ["taskmanager-1"] and not repaired.already_running
+        after = recorded_pids(settings)
+        assert after["jobmanager"] == pids["jobmanager"]
+        assert after["taskmanager-1"] != pids["taskmanager-1"] and is_ours(after["taskmanager-1"], conf_dir)
+        assert LocalBackend(settings).status().problems == []
+
+        down = runner.invoke(down_app, [], env=cli_env(settings))
+        assert down.exit_code == 0 and "stopped the local cluster" in down.output, down.output
+        assert all(not is_ours(pid, conf_dir) for pid in after.values())
+        assert find_ours(conf_dir) == []
+        assert read_record(settings) is None
+        assert port_is_free("127.0.0.1", settings.rest_port)
+        again = runner.invoke(down_app, [], env=cli_env(settings))
+        assert again.exit_code == 0 and "nothing to stop" in again.output
+    finally:
+        LocalBackend(settings).down()
+
+
+# -------------------------------------------------------------------- pre-flight failures (no boot)
+
+
+def test_busy_rest_port_is_refused_before_anything_starts(tmp_path: Path) -> None:
+    with socket.socket() as blocker:
+        blocker.bind(("127.0.0.1", 0))
+        port = blocker.getsockname()[1]
+        settings = make_settings(tmp_path, rest_port=port, backend="local")
+        with pytest.raises(ClusterError) as info:
+            LocalBackend(settings).up()
+    assert f"Port {port}" in info.value.message and "in use" in info.value.message
+    assert "--port" in info.value.hint and "FLINKLAB_REST_PORT" in info.value.hint
+    assert read_record(settings) is None
+    assert find_ours(settings.state_dir / "local" / "conf") == []
+
+
+def test_unwritable_state_dir(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path, rest_port=free_port(), backend="local")
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")
+    settings = settings.with_overrides(state_dir=blocker / "state")
+    with pytest.raises(ClusterError) as info:
+        LocalBackend(settings).up()
+    assert "state dir" in info.value.message and "not writable" in info.value.message
+    assert "FLINKLAB_STATE_DIR" in info.value.hint
+
+
+def test_java_missing_or_too_old(tmp_path: Path) -> None:
+    with pytest.raises(ClusterError) as info:
+        find_java({"PATH": str(tmp_path)})
+    assert "Java is not installed" in info.value.message and "JAVA_HOME" in info.value.hint
+    with pytest.raises(ClusterError) as info:
+        find_java({"JAVA_HOME": str(tmp_path / "nojava")})
+    assert "has no bin/java" in info.value.message
+    # A Java 8 stand-in: a real executable answering -version the way Java 8 does (no Java 8 on this machine).
+    old = tmp_path / "jdk8" / "bin" / "java"
+    old.parent.mkdir(parents=True)
+    old.write_text('#!/bin/sh\necho \'java version "1.8.0_392"\' >&2\n')
+    old.chmod(0o755)
+    with pytest.raises(ClusterError) as info:
+        find_java({"JAVA_HOME": str(tmp_path / "jdk8")})
+    assert "Java 8" in info.value.message and "too old" in info.value.message
+    java, major = find_java()
+    assert major >= 11 and os.access(java, os.X_OK)
