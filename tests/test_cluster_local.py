@@ -3,9 +3,12 @@ destructive tests (kill a TaskManager, repair, down). Pre-flight failures are te
 
 from __future__ import annotations
 
+import http.server
+import json
 import os
 import signal
 import socket
+import threading
 import time
 from pathlib import Path
 
@@ -17,6 +20,15 @@ from flinklab.cli import app
 from flinklab.cli.cluster import down_app
 from flinklab.cluster.base import read_record
 from flinklab.cluster.local import LocalBackend, find_java, find_ours, is_ours, port_is_free
+from flinklab.cluster.rest import FlinkRest
+from flinklab.cluster.waits import (
+    ClusterStartError,
+    Diagnostics,
+    RestAnswers,
+    TaskManagersRegistered,
+    tail_lines,
+    wait_until,
+)
 from flinklab.errors import ClusterError
 from flinklab.settings import Settings
 from flinklab.version import FLINK_VERSION
@@ -216,3 +228,66 @@ def test_java_missing_or_too_old(tmp_path: Path) -> None:
     assert "Java 8" in info.value.message and "too old" in info.value.message
     java, major = find_java()
     assert major >= 11 and os.access(java, os.X_OK)
+
+
+# ------------------------------------------------------------- the waits, against a stand-in REST server
+
+
+class _Overview(http.server.BaseHTTPRequestHandler):
+    """Answers GET /overview like a JobManager whose TaskManager never registered."""
+
+    def do_GET(self) -> None:
+        body = json.dumps({"taskmanagers": 0, "slots-total": 0, "slots-available": 0,
+                           "flink-version": FLINK_VERSION}).encode()
+        self.send_response(200 if self.path == "/overview" else 404)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def stand_in_rest():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Overview)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield FlinkRest(f"http://127.0.0.1:{server.server_address[1]}")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_taskmanager_that_never_registers_times_out_with_its_log(stand_in_rest: FlinkRest, tmp_path: Path) -> None:
+    log = tmp_path / "taskmanager-1" / "tm.log"
+    log.parent.mkdir()
+    log.write_text("starting\nCaused by: java.net.ConnectException: Connection refused\n\tat a.b.C(C.java:1)\n")
+    asked = []
+
+    def diagnostics(component: str) -> Diagnostics:
+        asked.append(component)
+        return Diagnostics(log=str(log), tail=tail_lines(log))
+
+    assert wait_until(stand_in_rest, RestAnswers(), timeout=5, diagnostics=diagnostics) < 5
+    start = time.monotonic()
+    with pytest.raises(ClusterStartError) as info:
+        wait_until(stand_in_rest, RestAnswers() & TaskManagersRegistered(1, 4), timeout=1, poll_interval=0.1,
+                   diagnostics=diagnostics)
+    assert 1 <= time.monotonic() - start < 5
+    message = info.value.message
+    assert "Timed out after 1s waiting for 1 TaskManager(s) with 4 slots to register" in message
+    assert "0 TaskManager(s), 0 slots (0 free) registered" in message and str(log) in message
+    assert asked == ["taskmanager"]
+    assert info.value.log_tail == ["starting", "Caused by: java.net.ConnectException: Connection refused"]
+
+
+def test_waits_stop_early_when_a_process_died(tmp_path: Path) -> None:
+    rest = FlinkRest(f"http://127.0.0.1:{free_port()}", timeout=1)  # nothing listens there
+    with pytest.raises(ClusterStartError) as info:
+        wait_until(rest, RestAnswers(), timeout=60, poll_interval=0.1,
+                   diagnostics=lambda component: Diagnostics(log=f"{component}.log"),
+                   abort=lambda: ("jobmanager", "The jobmanager process exited (code 1)"))
+    assert info.value.message.startswith("The jobmanager process exited (code 1) while waiting for the REST")
+    assert "jobmanager.log" in info.value.message

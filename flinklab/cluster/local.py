@@ -537,7 +537,7 @@ class LocalBackend:
         for name, path in chosen.items():
             if prefix:
                 yield f"==> {name}: {path} <=="
-            yield from tail_lines(path, 200)
+            yield from tail_lines(path, 200, skip_stack_frames=False)
             positions[name] = (path, path.stat().st_size)
         while follow:
             time.sleep(0.5)

@@ -43,8 +43,15 @@ class ClusterStartError(ClusterError):
         self.log_tail = list(log_tail)
 
 
-def tail_lines(path: Path, n: int = 5) -> list[str]:
-    """The last `n` non-empty lines of a text file ([] when it does not exist)."""
+def _is_stack_frame(line: str) -> bool:
+    stripped = line.strip()
+    return stripped.startswith("at ") or (stripped.startswith("... ") and stripped.endswith(" more"))
+
+
+def tail_lines(path: Path, n: int = 5, skip_stack_frames: bool = True) -> list[str]:
+    """The last `n` non-empty lines of a text file ([] when it does not exist).
+
+    Java stack frames (`at ...`, `... 3 more`) are skipped by default: the `Caused by:` lines say why."""
     try:
         with open(path, "rb") as fh:
             fh.seek(0, 2)
@@ -54,6 +61,8 @@ def tail_lines(path: Path, n: int = 5) -> list[str]:
     except OSError:
         return []
     lines = [line for line in text.splitlines() if line.strip()]
+    if skip_stack_frames:
+        lines = [line for line in lines if not _is_stack_frame(line)]
     return lines[-n:]
 
 
