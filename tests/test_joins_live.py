@@ -1,0 +1,150 @@
+"""The joins lab end to end on a real cluster: the reference solution passes every check, and each classic mistake,
+run for real, fails exactly the checks it should, with its hint.
+
+One solution run, then only the mistaken step per case; the workspace is restored from a snapshot after each.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from flinklab.grading.changelog import final_rows
+from flinklab.grading.grader import grade_lab
+from flinklab.grading.parse import parse_output
+from flinklab.labs.joins import LAB
+from flinklab.labs.runner import run_lab
+from flinklab.labs.solution import rewrite_paths
+from flinklab.settings import Settings
+
+pytestmark = pytest.mark.live
+
+MISTAKES = Path(__file__).parent / "data" / "joins" / "mistakes"
+OUTPUTS = Path(__file__).parent / "data" / "joins" / "outputs"
+
+UNSHIPPED = "unshipped: orders without a shipment within 2 h"
+INTERVAL_ROWS = "interval: rows (both ends of 2 h included)"
+INTERVAL_BOUNDS = "interval: boundaries (0 s and 7200 s in, 7201 s out)"
+REGULAR_TIERS = "regular: per-tier orders and amount"
+TEMPORAL_ROWS = "temporal: rows at the rate valid at order time"
+TEMPORAL_SAME_SECOND = "temporal: a rate changed in the same second as the order is used"
+TEMPORAL_EARLY = "temporal: orders before their currency's first rate dropped"
+COUNT_BATCH = "count: batch result (no op column)"
+PLAN_INTERVAL = "plans: interval join keeps no TTL state"
+PLAN_STALE = "plans: compiled from the current SQL and Flink version"
+
+
+@dataclass(frozen=True)
+class Mistake:
+    id: str
+    step: str | None  # the step re-run after the change; None: nothing to run
+    #: check name -> a text its hint must contain
+    fails: dict[str, str]
+    sql: str = ""  # file under tests/data/joins/mistakes/ replacing the step's SQL
+    apply: Callable[[Path], None] | None = None  # or: change the workspace directly
+
+
+def _touch_ddl(workspace: Path) -> None:
+    # The learner edits ddl.sql after compiling the plans: the plans no longer describe the current tables.
+    ddl = workspace / "ddl.sql"
+    ddl.write_text(ddl.read_text(encoding="utf-8") + "\n-- edited after the plans were compiled\n", encoding="utf-8")
+
+
+def _report_from_all_rows(workspace: Path) -> None:
+    # matched_orders summed over every +I/+U row of the changelog instead of the last row per tier.
+    table = parse_output((workspace / "regular.out").read_text(encoding="utf-8")).table
+    total = sum(int(row[table.columns.index("orders")]) for op, row in zip(table.ops, table.rows)
+                if op in ("+I", "+U"))
+    report = json.loads((workspace / "report.json").read_text(encoding="utf-8"))
+    report["matched_orders"] = total
+    (workspace / "report.json").write_text(json.dumps(report), encoding="utf-8")
+
+
+MISTAKE_CASES = [
+    Mistake("time condition in WHERE", "unshipped", {UNSHIPPED: "WHERE", "report: unshipped_orders": "unshipped.out"},
+            sql="unshipped_time_in_where.sql"),
+    Mistake("< instead of BETWEEN", "interval",
+            {INTERVAL_ROWS: "`<` instead of BETWEEN", INTERVAL_BOUNDS: "`<` instead of BETWEEN",
+             "report: interval_rows": "interval.out"}, sql="interval_less_than.sql"),
+    Mistake("LEFT regular join", "regular", {REGULAR_TIERS: "LEFT join", "report: matched_orders": "regular.out"},
+            sql="regular_left_join.sql"),
+    Mistake("FOR SYSTEM_TIME AS OF missing", "temporal",
+            {TEMPORAL_ROWS: "FOR SYSTEM_TIME AS OF missing", TEMPORAL_SAME_SECOND: "FOR SYSTEM_TIME AS OF missing",
+             TEMPORAL_EARLY: "FOR SYSTEM_TIME AS OF missing", "report: temporal_rows": "temporal.out",
+             "report: orders_without_rate": "temporal.out", "report: usd_gap_krw": "temporal.out"},
+            sql="temporal_without_as_of.sql"),
+    Mistake("count in streaming mode", "count", {COUNT_BATCH: "SET 'execution.runtime-mode' = 'batch'"},
+            sql="count_streaming.sql"),
+    Mistake("wrong query compiled into a plan", "plans", {PLAN_INTERVAL: "holds a regular join"},
+            sql="plans_wrong_query.sql"),
+    Mistake("stale plan file", None, {PLAN_STALE: "stale plan"}, apply=_touch_ddl),
+    Mistake("report from intermediate rows", None, {"report: matched_orders": "intermediate rows"},
+            apply=_report_from_all_rows),
+]
+
+
+@pytest.fixture(scope="module")
+def solved(flink_cluster: Settings, sql_client, tmp_path_factory: pytest.TempPathFactory):
+    """The reference solution run once; yields (settings, snapshot dir of the solved workspace)."""
+    run = run_lab(flink_cluster, LAB, solution=True, client=sql_client)
+    assert run.ok, [(s.step.id, s.status, s.error) for s in run.steps]
+    assert run.report_path is not None, run.report_error
+    snapshot = tmp_path_factory.mktemp("joins-solved")
+    shutil.copytree(flink_cluster.workspace("joins"), snapshot, dirs_exist_ok=True)  # copy2: mtimes kept
+    yield flink_cluster, snapshot
+
+
+def _restore(workspace: Path, snapshot: Path) -> None:
+    shutil.rmtree(workspace)
+    shutil.copytree(snapshot, workspace)
+
+
+def test_solution_passes_every_check(solved):
+    settings, _ = solved
+    report = grade_lab(settings, LAB)
+    assert [(r.name, r.message, r.hint) for r in report.failures] == []
+    assert report.score == report.max_score > 0
+    assert len(report.results) >= 25
+    written = json.loads((settings.workspace("joins") / "report.json").read_text(encoding="utf-8"))
+    assert list(written) == list(LAB.report_fields)
+
+
+def test_solution_outputs_have_the_shapes_the_lab_teaches(solved):
+    settings, _ = solved
+    ws = settings.workspace("joins")
+    tables = {step: parse_output((ws / f"{step}.out").read_text(encoding="utf-8")).table
+              for step in ("count", "regular", "interval", "unshipped", "temporal", "latest")}
+    assert tables["count"].ops is None  # batch
+    assert {"-U", "+U"} <= tables["regular"].ops_seen() and {"-U"} <= tables["latest"].ops_seen()
+    for append_only in ("interval", "unshipped", "temporal"):
+        assert tables[append_only].ops_seen() == {"+I"}, append_only
+    assert len(final_rows(tables["interval"])) == len(tables["interval"].rows)
+
+
+@pytest.mark.parametrize("mistake", MISTAKE_CASES, ids=[m.id for m in MISTAKE_CASES])
+def test_mistake_fails_exactly_its_checks(solved, sql_client, mistake: Mistake):
+    settings, snapshot = solved
+    workspace = settings.workspace("joins")
+    try:
+        if mistake.sql:
+            sql = (MISTAKES / mistake.sql).read_text(encoding="utf-8")
+            step = LAB.step(mistake.step)
+            (workspace / step.sql_file).write_text(
+                rewrite_paths(sql, settings.data_dir, settings.workspace_root), encoding="utf-8")
+        if mistake.apply:
+            mistake.apply(workspace)
+        if mistake.step:
+            run_lab(settings, LAB, only=mistake.step, client=sql_client)
+        report = grade_lab(settings, LAB)
+        failures = {r.name: r for r in report.failures}
+        assert set(failures) == set(mistake.fails), {n: (r.message, r.hint) for n, r in failures.items()}
+        for name, phrase in mistake.fails.items():
+            assert phrase in failures[name].hint, (name, failures[name].message, failures[name].hint)
+            assert "expected" in failures[name].message, failures[name].message
+    finally:
+        _restore(workspace, snapshot)
