@@ -1,0 +1,131 @@
+"""report.json of the windows lab, built from the saved outputs the way the guide tells a learner to: window
+results are insert-only, so every `+I` row is a final row; count them, and read the numbers off them.
+
+Also the reader the checks share (one `.out` file -> its last result table, or why there is none).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from flinklab.grading.changelog import final_rows
+from flinklab.grading.parse import ParsedOutput, ResultTable, parse_output
+from flinklab.grading.values import as_int, as_timestamp
+
+REPORT_FIELDS = (
+    "orders",
+    "tumble_windows",
+    "hop_windows",
+    "hop_orders_total",
+    "cumulate_windows",
+    "cumulate_windows_per_start",
+    "sessions",
+    "longest_session_s",
+    "top_shops_rows",
+    "top_orders_rows",
+)
+
+#: Which saved output each report field is read from (for messages and for the report's own gaps).
+FIELD_SOURCES = {
+    "orders": "tumble",
+    "tumble_windows": "tumble",
+    "hop_windows": "hop",
+    "hop_orders_total": "hop",
+    "cumulate_windows": "cumulate",
+    "cumulate_windows_per_start": "cumulate",
+    "sessions": "session",
+    "longest_session_s": "session",
+    "top_shops_rows": "top_shops",
+    "top_orders_rows": "top_orders",
+}
+
+
+@dataclass
+class StepOutput:
+    """One step's saved output: its last result table, or why there is none."""
+
+    file: str
+    parsed: ParsedOutput | None = None
+    error: str = ""  # "" when a table is there
+    missing: bool = False
+
+    @property
+    def table(self) -> ResultTable | None:
+        return self.parsed.table if self.parsed is not None and not self.error else None
+
+    @property
+    def ok(self) -> bool:
+        return self.table is not None
+
+    @property
+    def errors(self) -> list[str]:
+        return self.parsed.errors if self.parsed is not None else []
+
+
+def read_step(workspace: Path, out_file: str) -> StepOutput:
+    """Parse `workspace/out_file`; say what is wrong when it holds no result table."""
+    path = Path(workspace) / out_file
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return StepOutput(out_file, error=f"{out_file} does not exist", missing=True)
+    parsed = parse_output(text)
+    if parsed.errors:
+        first = parsed.errors[0].strip()
+        reason = first.splitlines()[-1] if first else "an error"
+        return StepOutput(out_file, parsed, error=f"{out_file} shows an error: {reason[:400]}")
+    if parsed.table is None:
+        return StepOutput(out_file, parsed, error=f"{out_file} holds no result table")
+    return StepOutput(out_file, parsed)
+
+
+def _seconds_between(start: str | None, end: str | None) -> int | None:
+    a, b = as_timestamp(start), as_timestamp(end)
+    return None if a is None or b is None else int((b - a).total_seconds())
+
+
+def build_report(workspace: Path) -> dict:
+    """report.json from the saved outputs. A field whose output is missing or unusable is left out (the checks
+    then say which step to run)."""
+    workspace = Path(workspace)
+    out = {step: read_step(workspace, f"{step}.out") for step in set(FIELD_SOURCES.values())}
+
+    def rows(step: str) -> list[dict[str, str | None]]:
+        table = out[step].table
+        assert table is not None
+        return final_rows(table)
+
+    def per_start_max() -> int:
+        return max(Counter(r["window_start"] for r in rows("cumulate")).values(), default=0)
+
+    def longest() -> int | None:
+        lengths = [_seconds_between(r["window_start"], r["window_end"]) for r in rows("session")]
+        known = [n for n in lengths if n is not None]
+        return max(known) if known else None
+
+    fields: dict[str, Callable[[], int | None]] = {
+        "orders": lambda: len(rows("tumble")),
+        "tumble_windows": lambda: len({r["window_start"] for r in rows("tumble")}),
+        "hop_windows": lambda: len(rows("hop")),
+        "hop_orders_total": lambda: sum(as_int(r["orders"]) or 0 for r in rows("hop")),
+        "cumulate_windows": lambda: len(rows("cumulate")),
+        "cumulate_windows_per_start": per_start_max,
+        "sessions": lambda: len(rows("session")),
+        "longest_session_s": longest,
+        "top_shops_rows": lambda: len(rows("top_shops")),
+        "top_orders_rows": lambda: len(rows("top_orders")),
+    }
+    report: dict[str, int] = {}
+    for name in REPORT_FIELDS:
+        if not out[FIELD_SOURCES[name]].ok:
+            continue
+        try:
+            value = fields[name]()
+        except KeyError:  # a column the lab names is missing from the output
+            continue
+        if value is not None:
+            report[name] = value
+    return report

@@ -1,0 +1,15 @@
+SET 'sql-client.execution.result-mode' = 'tableau';
+SET 'execution.runtime-mode' = 'streaming';
+
+-- Window Top-N over the window aggregation: the two shops with the most revenue in each 10-minute window.
+-- Partitioning by BOTH window columns is what makes the planner use a window Top-N (one final answer per window).
+SELECT window_start, window_end, shop, revenue, orders, rn
+FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY revenue DESC) AS rn
+  FROM (
+    SELECT window_start, window_end, shop, SUM(amount) AS revenue, COUNT(*) AS orders
+    FROM TUMBLE(TABLE orders, DESCRIPTOR(order_time), INTERVAL '10' MINUTES)
+    GROUP BY window_start, window_end, shop
+  )
+)
+WHERE rn <= 2;
