@@ -1,0 +1,25 @@
+"""`flinklab image build-offline`: the offline stand-in for the official Flink image (see cluster/image.py)."""
+
+from __future__ import annotations
+
+import typer
+from rich.markup import escape
+
+from flinklab.cli.app import app, command, console, settings_from
+from flinklab.cluster.image import build_offline_image
+
+image_app = typer.Typer(help="Container images for the Docker backend.", no_args_is_help=True)
+app.add_typer(image_app, name="image")
+
+
+@command("build-offline", target=image_app)
+def build_offline(force: bool = typer.Option(False, "--force", help="Rebuild even when the tag exists.")) -> None:
+    """Build a stand-in for the official image from Debian packages and the PyPI Flink (no registry needed)."""
+    settings = settings_from()
+    result = build_offline_image(settings.project_root, force=force,
+                                 progress=lambda message: console.print(f"[dim]{escape(message)}[/]"))
+    state = "built" if result.built else "already built"
+    console.print(f"{escape(result.tag)} [green]{state}[/] in {result.seconds:.1f}s")
+    for step, seconds in result.timings.items():
+        console.print(f"  {step}: {seconds:.1f}s")
+    console.print(f"Use it with: [bold]FLINK_IMAGE={escape(result.tag)} flink-up --backend docker[/]")
