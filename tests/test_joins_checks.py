@@ -241,3 +241,11 @@ def test_missing_data_is_a_usage_error(ctx, tmp_path):
     with pytest.raises(UsageError) as info:
         LAB.checks(GradingContext(workspace=ctx.workspace, data_dir=empty))
     assert "joins_" in info.value.message
+
+
+def test_empty_set_output_gets_the_where_hint(ctx):
+    # The real client prints `Empty set` (no header) for an empty batch result.
+    (ctx.workspace / "unshipped.out").write_text("\nFlink SQL> SELECT o.order_id ...;\nEmpty set (0.41 seconds)\n",
+                                                 encoding="utf-8")
+    result = failures(ctx)["unshipped: orders without a shipment within 2 h"]
+    assert "found 0" in result.message and "Time condition in WHERE" in result.hint

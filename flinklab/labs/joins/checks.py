@@ -32,6 +32,11 @@ def _run_hint(step: str) -> str:
             f"(or `flinklab run joins --only {step}`).")
 
 
+def _end(text: str) -> str:
+    """A sentence end that does not double the dot after an ellipsis."""
+    return text if text.endswith(".") else text + "."
+
+
 def _d(value: Any) -> str:
     """A number for a message: Decimal without exponent, trailing zeros of long decimals kept short."""
     number = as_decimal(value)
@@ -53,6 +58,10 @@ class _Step:
             self.problem = self.out.error + "."
             self.hint = _run_hint(step) if self.out.missing else f"Fix {step}.sql and run the step again."
         else:
+            if not self.table.columns and not self.table.rows:
+                # `Empty set` prints no header: an empty result with the lab's columns.
+                self.out.table = ResultTable(columns=list(columns), rows=[], ops=self.table.ops,
+                                             footer_rows=self.table.footer_rows)
             absent = [c for c in columns if c not in self.table.columns]
             if absent:
                 self.problem = (f"{step}.out has no column {', '.join(absent)} "
@@ -135,7 +144,7 @@ def _regular_checks(ctx: GradingContext, data: ref.JoinsData) -> list[CheckResul
             elif _late_signups_dropped(data, found):
                 hint = ("Orders of users who signed up after ordering are missing: a regular join has no time "
                         "condition; drop any condition on signup_time.")
-            results.append(failed(name, 2, f"expected per tier (tier, orders, amount): {diff.describe()}."
+            results.append(failed(name, 2, f"expected per tier (tier, orders, amount): {_end(diff.describe())}"
                                   + step.truncated_note(), hint, step="regular"))
     name = "regular: updating result (-U seen)"
     if (bad := step.fail_if_unusable(name, 1)) is not None:
@@ -188,7 +197,7 @@ def _interval_checks(ctx: GradingContext, data: ref.JoinsData) -> list[CheckResu
             hint = ("Rows outside [0 s, 7200 s] joined: the time bound is missing or wrong (a regular join keeps "
                     "every shipment).")
         results.append(failed(name, 2, f"expected {len(expected)} rows (order_id, ship_id, delay_s), found "
-                              f"{len(found)}: {diff.describe()}." + step.truncated_note(), hint, step="interval"))
+                              f"{len(found)}: {_end(diff.describe())}" + step.truncated_note(), hint, step="interval"))
     name = "interval: boundaries (0 s and 7200 s in, 7201 s out)"
     delays = [as_int(r[2]) for r in found]
     problems = []
@@ -231,7 +240,7 @@ def _unshipped_checks(ctx: GradingContext, data: ref.JoinsData) -> list[CheckRes
     elif any(as_timestamp(r[1]) is None for r in found):
         hint = "order_time must be the order's timestamp (SELECT o.order_id, o.order_time)."
     return [failed(name, 3, f"expected {len(expected)} orders (never shipped: {len(never)}, shipped late or only "
-                   f"before the order: {len(expected) - len(never)}), found {len(found)}: {diff.describe()}."
+                   f"before the order: {len(expected) - len(never)}), found {len(found)}: {_end(diff.describe())}"
                    + step.truncated_note(), hint, step="unshipped")]
 
 
@@ -267,7 +276,7 @@ def _temporal_checks(ctx: GradingContext, data: ref.JoinsData) -> list[CheckResu
             hint = ("JOIN rates_v FOR SYSTEM_TIME AS OF o.order_time AS r ON o.currency = r.currency, with rates_v "
                     "the latest row per currency (ROW_NUMBER() ... ORDER BY update_time DESC = 1).")
         results.append(failed(name, points, f"expected {len(expected)} rows (order_id, currency, rate, amount_krw), "
-                               f"found {len(rows)}: {diff.describe()}." + step.truncated_note(), hint, step="temporal"))
+                               f"found {len(rows)}: {_end(diff.describe())}" + step.truncated_note(), hint, step="temporal"))
     # The same-second cases: the version with update_time == order_time must be the one used.
     name, points = names[1]
     change_at = {(r.currency, r.update_time): r.rate for r in data.rates}
@@ -319,7 +328,7 @@ def _latest_checks(ctx: GradingContext, data: ref.JoinsData) -> list[CheckResult
         if compare_rows([(c, n, t) for c, (n, t) in by_currency.items()], found, tolerance=TOLERANCE).ok:
             hint = ("These are the temporal join's totals: latest.sql must join rates_v without FOR SYSTEM_TIME AS "
                     "OF, so every order ends at its currency's last rate.")
-        results.append(failed(name, 2, f"expected per currency (currency, orders, total_krw): {diff.describe()}."
+        results.append(failed(name, 2, f"expected per currency (currency, orders, total_krw): {_end(diff.describe())}"
                               + step.truncated_note(), hint, step="latest"))
     name = "latest: updating result (-U seen)"
     if "-U" in step.table.ops_seen():
