@@ -41,6 +41,8 @@ HOP_REVERSED_HINT = (
     "HOP arguments reversed: the order is HOP(TABLE orders, DESCRIPTOR(order_time), slide, size), so the 5-minute "
     "slide comes first and the 10-minute size second."
 )
+HOP_ARGS = "HOP takes (slide, size): INTERVAL '5' MINUTES, then INTERVAL '10' MINUTES."
+CUMULATE_ARGS = "CUMULATE takes (step, size): INTERVAL '10' MINUTES, then INTERVAL '1' HOUR."
 CUMULATE_REVERSED_HINT = (
     "CUMULATE arguments reversed: the order is CUMULATE(TABLE orders, DESCRIPTOR(order_time), step, size), so the "
     "10-minute step comes first and the 1-hour size second."
@@ -91,7 +93,7 @@ class _Output:
         self.problem = ""
         self.hint = ""
         if not self.out.ok:
-            self.problem = self.out.error + "."
+            self.problem = f"expected the {step} result in {step}.out; {self.out.error}."
             if self.out.missing:
                 self.hint = _run_hint(step)
             else:
@@ -240,11 +242,11 @@ def _hop_checks(ctx: GradingContext, orders: list[ref.Order]) -> list[CheckResul
     def hint(found: list[tuple], diff: RowDiff) -> str:
         lengths = _window_lengths(found)
         if lengths and lengths != {TEN_MIN}:
-            return (f"Windows of {', '.join(_minutes(n) for n in sorted(lengths))} instead of 10 min: "
-                    + HOP_REVERSED_HINT)
+            return (f"Wrong window sizes: windows of {', '.join(_minutes(n) for n in sorted(lengths))} instead of "
+                    "10 min. " + HOP_ARGS)
         starts = {as_timestamp(r[0]) for r in found} - {None}
         if starts and any(s.minute % 5 or s.second for s in starts):  # type: ignore[union-attr]
-            return "Windows must start every 5 minutes: " + HOP_REVERSED_HINT
+            return "Windows must start every 5 minutes. " + HOP_ARGS
         return ("COUNT(*) AS orders FROM HOP(TABLE orders, DESCRIPTOR(order_time), INTERVAL '5' MINUTES, "
                 "INTERVAL '10' MINUTES) GROUP BY window_start, window_end.")
 
@@ -292,10 +294,10 @@ def _cumulate_checks(ctx: GradingContext, orders: list[ref.Order]) -> list[Check
         starts = {as_timestamp(r[0]) for r in found} - {None}
         lengths = _window_lengths(found)
         if any(s.minute or s.second for s in starts):  # type: ignore[union-attr]
-            return "Every CUMULATE window starts on the hour: " + CUMULATE_REVERSED_HINT
+            return "Wrong window sizes: every CUMULATE window starts on the hour. " + CUMULATE_ARGS
         if lengths and (max(lengths) > ref.HOUR or any(n % TEN_MIN for n in lengths)):
-            return (f"Windows of {', '.join(_minutes(n) for n in sorted(lengths))}: they must grow by 10 minutes up "
-                    "to 1 hour. " + CUMULATE_REVERSED_HINT)
+            return (f"Wrong window sizes: windows of {', '.join(_minutes(n) for n in sorted(lengths))}; they grow by "
+                    "10 minutes up to 1 hour. " + CUMULATE_ARGS)
         return ("COUNT(*) AS orders, SUM(amount) AS revenue FROM CUMULATE(TABLE orders, DESCRIPTOR(order_time), "
                 "INTERVAL '10' MINUTES, INTERVAL '1' HOUR) GROUP BY window_start, window_end.")
 

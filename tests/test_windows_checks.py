@@ -1,0 +1,194 @@
+"""The windows checks, offline, on outputs captured from the runner on a live cluster (tests/data/windows/capture.py):
+the reference solution passes every check; each mistake fails exactly its checks with its hint; missing files,
+a hand-made report mistake and tied data are named."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from flinklab.errors import UsageError
+from flinklab.grading.checks import CheckResult
+from flinklab.labs.base import GradingContext
+from flinklab.labs.windows import LAB
+from flinklab.labs.windows import reference as ref
+from flinklab.labs.windows.fixtures import FILE
+from flinklab.settings import PROJECT_ROOT
+
+DATA = Path(__file__).parent / "data" / "windows"
+SOLUTION = DATA / "outputs" / "solution"
+EXPECTED = json.loads((DATA / "mistakes" / "expected.json").read_text(encoding="utf-8"))
+MISTAKES = sorted(name for name in EXPECTED if not name.startswith("_"))
+FIXTURES = PROJECT_ROOT / "fixtures"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "windows"
+    shutil.copytree(SOLUTION, ws)
+    return ws
+
+
+def _grade(workspace: Path, data_dir: Path = FIXTURES) -> dict[str, CheckResult]:
+    results = LAB.checks(GradingContext(workspace=workspace, data_dir=data_dir))
+    names = [r.name for r in results]
+    assert len(names) == len(set(names)), "check names must be unique"
+    return {r.name: r for r in results}
+
+
+def _failures(results: dict[str, CheckResult]) -> dict[str, CheckResult]:
+    return {n: r for n, r in results.items() if not r.passed}
+
+
+def _rebuild_report(workspace: Path) -> None:
+    (workspace / "report.json").write_text(json.dumps(LAB.build_report(workspace)), encoding="utf-8")
+
+
+def test_solution_passes_every_check(workspace: Path):
+    results = _grade(workspace)
+    assert {n: (r.message, r.hint) for n, r in _failures(results).items()} == {}
+    assert len(results) >= 25
+    assert {f"report: {f}" for f in LAB.report_fields} <= set(results)
+    steps = {r.step for r in results.values()}
+    assert {s.id for s in LAB.steps} | {"report"} == steps
+
+
+def test_report_is_built_from_the_outputs_and_equals_the_reference(workspace: Path):
+    built = LAB.build_report(workspace)
+    assert list(built) == list(LAB.report_fields)
+    orders = ref.load_orders(FIXTURES / FILE)
+    assert built == ref.expected_report(orders)
+    assert built["orders"] == 119 and built["hop_orders_total"] == 2 * 119
+    assert built["cumulate_windows_per_start"] == 6
+    assert json.loads((SOLUTION / "report.json").read_text(encoding="utf-8")) == built
+
+
+def test_solution_outputs_are_insert_only_and_hop_reversed_is_rejected():
+    from flinklab.grading.parse import parse_output
+
+    for step in LAB.steps:
+        parsed = parse_output((SOLUTION / step.out_file).read_text(encoding="utf-8"))
+        if step.expect_error:
+            assert any("integral multiple of slide" in e for e in parsed.errors)
+            assert parsed.table is None
+        else:
+            assert parsed.errors == [] and parsed.table is not None and parsed.table.complete, step.id
+            assert parsed.table.ops_seen() == {"+I"}, step.id
+
+
+@pytest.mark.parametrize("mistake", MISTAKES)
+def test_mistake_fails_exactly_its_checks(workspace: Path, mistake: str):
+    case = EXPECTED[mistake]
+    captured = DATA / "outputs" / "mistakes" / Path(mistake).stem
+    step = LAB.step(case["step"])
+    shutil.copy(captured / step.out_file, workspace / step.out_file)
+    _rebuild_report(workspace)  # as `flinklab run` does after every run
+    failures = _failures(_grade(workspace))
+    assert set(failures) == set(case["fails"]), {n: (r.message, r.hint) for n, r in failures.items()}
+    for name, phrase in case["fails"].items():
+        assert phrase in failures[name].hint, (name, failures[name].hint)
+        assert "expected" in failures[name].message, failures[name].message
+        assert failures[name].step in (step.id, "report")
+
+
+def test_reversed_arguments_show_flinks_rejection_text():
+    for stem, text in (("hop_args_reversed", "integral multiple of slide"),
+                       ("cumulate_args_reversed", "integral multiple of step")):
+        out = next((DATA / "outputs" / "mistakes" / stem).glob("*.out")).read_text(encoding="utf-8")
+        assert "[ERROR] Could not execute SQL statement. Reason:" in out and text in out
+
+
+def test_report_orders_from_hop_counts(workspace: Path):
+    report = json.loads((workspace / "report.json").read_text(encoding="utf-8"))
+    report["orders"] = report["hop_orders_total"]  # summed the HOP counts as if they were orders
+    (workspace / "report.json").write_text(json.dumps(report), encoding="utf-8")
+    failures = _failures(_grade(workspace))
+    assert set(failures) == {"report: orders"}
+    assert "expected orders = 119; found 238" in failures["report: orders"].message
+    assert "HOP counts summed as if they were orders" in failures["report: orders"].hint
+
+
+def test_report_hop_total_equal_to_orders(workspace: Path):
+    report = json.loads((workspace / "report.json").read_text(encoding="utf-8"))
+    report["hop_orders_total"] = report["orders"]
+    (workspace / "report.json").write_text(json.dumps(report), encoding="utf-8")
+    failures = _failures(_grade(workspace))
+    assert set(failures) == {"report: hop_orders_total"}
+    assert "twice the number of orders" in failures["report: hop_orders_total"].hint
+
+
+def test_report_wrong_types_and_missing_fields(workspace: Path):
+    report = json.loads((workspace / "report.json").read_text(encoding="utf-8"))
+    report["sessions"] = str(report["sessions"])
+    del report["top_orders_rows"]
+    (workspace / "report.json").write_text(json.dumps(report), encoding="utf-8")
+    failures = _failures(_grade(workspace))
+    assert set(failures) == {"report: sessions", "report: top_orders_rows"}
+    assert "whole number" in failures["report: sessions"].message
+    assert "missing" in failures["report: top_orders_rows"].message
+    assert "top_orders.out" in failures["report: top_orders_rows"].hint
+
+
+def test_missing_report_fails_every_report_check(workspace: Path):
+    (workspace / "report.json").unlink()
+    failures = _failures(_grade(workspace))
+    assert set(failures) == {f"report: {f}" for f in LAB.report_fields}
+    assert all("report.json does not exist" in r.message for r in failures.values())
+
+
+@pytest.mark.parametrize("step_id", [s.id for s in LAB.steps])
+def test_missing_output_names_the_file_and_the_step(workspace: Path, step_id: str):
+    step = LAB.step(step_id)
+    (workspace / step.out_file).unlink()
+    _rebuild_report(workspace)
+    failures = _failures(_grade(workspace))
+    own = {n: r for n, r in failures.items() if r.step == step_id}
+    assert own, failures
+    for r in own.values():
+        assert f"{step.out_file} does not exist" in r.message
+        assert step.sql_file in r.hint and step.out_file in r.hint
+    assert all(r.step in (step_id, "report") for r in failures.values())
+
+
+def test_hop_reversed_that_ran_without_error_fails(workspace: Path):
+    shutil.copy(workspace / "hop.out", workspace / "hop_reversed.out")
+    failures = _failures(_grade(workspace))
+    assert set(failures) == {"hop_reversed: Flink rejects a size that is not a multiple of the slide"}
+    r = next(iter(failures.values()))
+    assert "no [ERROR]" in r.message and "integral multiple of slide" in r.message
+    assert "GROUP BY" in r.hint
+
+
+def test_tied_data_is_detected_and_named(tmp_path: Path, workspace: Path):
+    ties = DATA / "outputs" / "ties"
+    shutil.copy(ties / "top_shops.out", workspace / "top_shops.out")
+    failures = _failures(_grade(workspace, data_dir=ties))
+    name = "top_shops: the 2 shops with the most revenue per 10-minute window"
+    assert name in failures
+    assert "tie" in failures[name].message and FILE in failures[name].message
+    assert "ties broken by chance" in failures[name].hint
+
+
+def test_batch_mode_table_fails_insert_only(workspace: Path):
+    # A batch table prints final rows without the op column: cut the op column off the captured streaming output
+    # the way a batch run prints it (same rows, no `| op |`).
+    lines = (workspace / "tumble_agg.out").read_text(encoding="utf-8").splitlines()
+    cut = []
+    for line in lines:
+        if line.startswith("+----+"):
+            line = "+" + line[len("+----+"):]
+        elif line.startswith(("| op |", "| +I |")):
+            line = "|" + line[len("| op |"):]
+        cut.append(line)
+    (workspace / "tumble_agg.out").write_text("\n".join(cut) + "\n", encoding="utf-8")
+    failures = _failures(_grade(workspace))
+    assert set(failures) == {"tumble_agg: insert-only (+I only)"}
+    assert "streaming" in failures["tumble_agg: insert-only (+I only)"].hint
+
+
+def test_missing_data_is_a_usage_error(tmp_path: Path, workspace: Path):
+    with pytest.raises(UsageError, match=FILE):
+        LAB.checks(GradingContext(workspace=workspace, data_dir=tmp_path / "nothing"))
