@@ -233,12 +233,36 @@ def test_run_lab_on_the_cluster(flink_cluster, sql_client, tmp_path):
     assert only.report_backup is None  # same report again: nothing to back up
 
 
+class BorrowedClient:
+    """The session's real client, lent to code that creates its own: PyFlink keeps ONE gateway JVM per process,
+    so closing a second SqlClient would stop the session's JVM too. Records that it was created and closed."""
+
+    def __init__(self, client, log: list[str]):
+        self._client = client
+        self._log = log
+
+    def __getattr__(self, name):
+        return getattr(self._client, name)
+
+    def close(self) -> None:
+        self._log.append("closed")
+
+
 @pytest.mark.live
-def test_cli_run_and_check_on_the_cluster(flink_cluster, tmp_path, monkeypatch):
-    """`flinklab run tiny --solution` with its own client (one JVM), then exit 1 because a step failed."""
+def test_cli_run_on_the_cluster(flink_cluster, sql_client, tmp_path, monkeypatch):
+    """`flinklab run tiny --solution`: run_lab creates one client, closes it, and the exit status is 1."""
     import flinklab.cli.labs as cli_labs
+    import flinklab.sqlclient.runner as sqlclient_runner
     from flinklab.cli import app
 
+    log: list[str] = []
+
+    def make_client(settings):
+        assert settings.rest_port == flink_cluster.rest_port
+        log.append("created")
+        return BorrowedClient(sql_client, log)
+
+    monkeypatch.setattr(sqlclient_runner, "SqlClient", make_client)
     project = make_project(tmp_path / "project")
     (flink_cluster.data_dir / "tiny_runner.csv").write_text(CSV_ROWS)
     monkeypatch.setattr(cli_labs, "get_lab", lambda name: TINY)
@@ -251,9 +275,10 @@ def test_cli_run_and_check_on_the_cluster(flink_cluster, tmp_path, monkeypatch):
     }
     result = CliRunner().invoke(app, ["run", "tiny", "--solution"], env=env)
     assert result.exit_code == 1, result.output
+    assert log == ["created", "closed"]  # one client for all three steps
     text = result.output
     assert "broken" in text and "failed" in text
-    assert "count" in text and f"{flink_cluster.rest_url}/#/job/completed/" in text
+    assert f"count: {flink_cluster.rest_url}/#/job/completed/" in text, text
     assert "Wall time" in text and "Flink job(s) ran for" in text
     assert "flinklab check tiny" in text
     assert (tmp_path / "ws" / "tiny" / "report.json").exists()

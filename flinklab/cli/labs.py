@@ -118,16 +118,21 @@ def render_run(run: LabRun, settings: Settings) -> None:
     for name in ("step", "file", "status", "Flink jobs", "time", "note"):
         table.add_column(name, overflow="fold")
     for step_run in run.steps:
-        jobs = "\n".join(job_link(settings, j) for j in step_run.job_ids)
         table.add_row(
             step_run.step.id,
             f"{step_run.step.sql_file} → {step_run.step.out_file}",
             _status_markup(step_run),
-            jobs,
+            "\n".join(j[:8] for j in step_run.job_ids),
             _seconds(step_run.seconds) if step_run.ran else "-",
             escape(step_run.error),
         )
     console.print(table)
+    # Links on lines of their own: a folded URL cannot be clicked.
+    for step_run in run.steps:
+        for job_id in step_run.job_ids:
+            console.print(
+                f"{step_run.step.id}: {job_link(settings, job_id)}", soft_wrap=True, highlight=False
+            )
     if run.missing:
         console.print(f"[yellow]Missing in {run.workspace}:[/] {', '.join(run.missing)}")
     if run.report_path is not None:
@@ -223,7 +228,7 @@ def labs_command() -> None:
             table.add_column(column, overflow="fold")
         for step in the_lab.steps:
             init = f"-i {the_lab.init_file} " if step.uses_init else ""
-            writes = ", ".join((step.out_file, *step.writes))
+            writes = "\n".join((step.out_file, *step.writes))
             mode = step.mode + (" (expects an error)" if step.expect_error else "")
             table.add_row(step.id, step.title, f"{init}-f {step.sql_file}", mode, writes)
         console.print(table)
