@@ -160,11 +160,54 @@ def test_cells_holding_a_pipe_are_split_by_column_width():
     assert len(table.rows[0]) == 3
 
 
-def test_runner_captures_parse_when_present():
-    """The runner's own captures (saved by the runner work) must parse: no table without a footer."""
-    captures = sorted(RUNNER_CAPTURES.glob("*.out")) if RUNNER_CAPTURES.is_dir() else []
-    for path in captures:
-        out = parse_output(path.read_text(encoding="utf-8"))
-        for table in out.tables:
-            assert table.complete, path.name
-        assert out.tables or out.errors or out.infos, path.name
+def runner(name: str):
+    return parse_output((RUNNER_CAPTURES / name).read_text(encoding="utf-8"))
+
+
+def test_runner_batch_capture():
+    out = runner("batch.out")
+    assert len(out.tables) == 2 and out.errors == []
+    shops, count = out.tables
+    assert shops.columns == ["shop", "n", "revenue", "last_ts"] and not shops.streaming
+    assert shops.rows[0] == ["A", "4", "34.00", "2024-01-01 09:25:00.000"]
+    assert shops.footer_rows == 3 and count.rows == [["7"]] and count.footer_rows == 1
+
+
+def test_runner_streaming_capture_folds_to_the_final_values():
+    from flinklab.grading.changelog import fold_by_key
+
+    updating, window = runner("streaming_changelog.out").tables
+    assert updating.ops_seen() == {"+I", "-U", "+U"} and len(updating.rows) == updating.footer_rows == 11
+    final = fold_by_key(updating, ["shop"])
+    assert {k[0]: (r["n"], r["revenue"]) for k, r in final.items()} == {
+        "A": ("4", "34.00"),
+        "B": ("2", "50.00"),
+        "C": ("1", "50.00"),
+    }
+    assert window.ops_seen() == {"+I"} and window.complete
+
+
+def test_runner_empty_capture():
+    streaming, batch = runner("empty.out").tables
+    assert streaming.streaming and streaming.columns == ["order_id", "shop"]
+    assert streaming.rows == [] and streaming.footer_rows == 0
+    assert not batch.streaming and batch.rows == [] and batch.footer_rows == 0
+
+
+def test_runner_error_captures():
+    out = runner("error.out")
+    assert out.tables == [] and out.errors == [
+        "org.apache.calcite.sql.validate.SqlValidatorException: Object 'order_typo' not found"
+    ]
+    mode = runner("result_mode_error.out")
+    assert len(mode.errors) == 1 and "sql-client.execution.result-mode" in mode.errors[0]
+
+
+def test_runner_insert_plan_capture():
+    out = runner("insert_plan.out")
+    assert out.job_ids == ["cd3c567779e870931e04b42535b6b30e"]
+    assert "Execute statement succeeded." in out.infos and out.errors == []
+    show, describe = out.tables
+    assert show.rows == [["orders"], ["sink"]]
+    assert describe.columns[:2] == ["name", "type"] and describe.rows[2][1] == "DECIMAL(10, 2)"
+    assert describe.rows[0][3] == ""  # the real client prints these NULL cells empty
