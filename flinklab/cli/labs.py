@@ -133,6 +133,7 @@ def render_run(run: LabRun, settings: Settings) -> None:
             console.print(
                 f"{step_run.step.id}: {job_link(settings, job_id)}", soft_wrap=True, highlight=False
             )
+    console.print(f"Web UI: {settings.rest_url}/#/overview", soft_wrap=True, highlight=False)
     if run.missing:
         console.print(f"[yellow]Missing in {run.workspace}:[/] {', '.join(run.missing)}")
     if run.report_path is not None:
