@@ -1,0 +1,98 @@
+"""docker-compose.yml is usable on its own and describes the same cluster as the Docker backend."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from flinklab.cluster.docker import HEALTHCHECK_TEST, flink_properties, render_properties
+from flinklab.errors import UsageError
+from flinklab.settings import PROJECT_ROOT, Settings
+from flinklab.version import DEFAULT_FLINK_IMAGE
+
+COMPOSE = PROJECT_ROOT / "docker-compose.yml"
+_VAR = re.compile(r"\$\{([A-Z_]+):-([^}]*)\}")
+
+
+def defaults(value: str) -> str:
+    """Interpolate `${VAR:-default}` with its default, as compose does when VAR is unset."""
+    return _VAR.sub(lambda m: m.group(2), value)
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict:
+    return yaml.safe_load(COMPOSE.read_text())
+
+
+def props(service: dict) -> dict[str, str]:
+    text = defaults(service["environment"]["FLINK_PROPERTIES"])
+    pairs = [line.split(":", 1) for line in text.splitlines() if line.strip()]
+    return {k.strip(): v.strip() for k, v in pairs}
+
+
+def test_named_project_and_two_services(compose):
+    assert compose["name"] == "flinklab"
+    assert set(compose["services"]) == {"jobmanager", "taskmanager"}
+    for name, service in compose["services"].items():
+        assert defaults(service["image"]) == DEFAULT_FLINK_IMAGE
+        assert service["command"] == name
+        assert service["labels"]["io.flinklab.project"] == "flinklab"
+        assert service["labels"]["io.flinklab.component"] == name
+
+
+def test_rest_published_on_loopback_only(compose):
+    ports = [defaults(p) for s in compose["services"].values() for p in s.get("ports", [])]
+    assert ports == ["127.0.0.1:8081:8081"]
+
+
+def test_mounts_are_binds_at_identical_paths(compose):
+    for service in compose["services"].values():
+        binds = service["volumes"]
+        assert {defaults(b["source"]) for b in binds} == {"/opt/lab/fixtures/data", "/root/flink"}
+        for bind in binds:
+            assert bind["type"] == "bind" and bind["source"] == bind["target"]
+
+
+def test_jobmanager_healthcheck_asks_overview(compose):
+    test = compose["services"]["jobmanager"]["healthcheck"]["test"]
+    assert test[0] == "CMD-SHELL" and "/overview" in test[1] and "/dev/tcp" in test[1]
+    assert " ".join(test[1].split()) == " ".join(HEALTHCHECK_TEST[1].split())
+
+
+def test_flink_properties_have_no_spaces_and_match_the_backend(compose):
+    backend = flink_properties(Settings.from_env({"HOME": "/nonexistent"}))
+    for service in compose["services"].values():
+        found = props(service)
+        assert all(value and not re.search(r"\s", value) for value in found.values()), found
+        assert found == backend
+
+
+def test_backend_refuses_values_with_spaces():
+    assert render_properties({"a.b": "1"}) == "a.b: 1\n"
+    with pytest.raises(UsageError, match="whitespace"):
+        render_properties({"jobmanager.memory.process.size": "1 g"})
+
+
+@pytest.mark.docker
+def test_compose_cli_accepts_the_file(tmp_path: Path):
+    """The real compose CLI validates the file. Compose v1 (Debian's apt package) predates the spec's top-level
+    `name:`, so for v1 that one key is dropped and the project given with -p; everything else is checked as is."""
+    if shutil.which("docker") and subprocess.run(["docker", "compose", "version"], check=False, capture_output=True).returncode == 0:
+        cmd, path = ["docker", "compose"], COMPOSE
+    elif shutil.which("docker-compose"):
+        path = tmp_path / "docker-compose.yml"
+        path.write_text("".join(line for line in COMPOSE.read_text().splitlines(True) if not line.startswith("name:")))
+        cmd = ["docker-compose", "-p", "flinklab"]
+    else:
+        pytest.fail("Neither `docker compose` nor `docker-compose` is installed.", pytrace=False)
+    proc = subprocess.run([*cmd, "-f", str(path), "config"], check=False, capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin:/usr/local/bin", "FLINK_IMAGE": "x:y"})
+    assert proc.returncode == 0, proc.stderr
+    rendered = yaml.safe_load(proc.stdout)
+    assert rendered["services"]["jobmanager"]["image"] == "x:y"
+    assert "127.0.0.1:8081:8081" in str(rendered["services"]["jobmanager"]["ports"])

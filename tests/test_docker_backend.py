@@ -1,0 +1,189 @@
+"""The Docker backend, live on a real engine with the offline stand-in image (marker `docker`).
+
+One cluster for the module, in the order a learner meets things: up, status, SQL on bind-mounted data, the joins
+lab graded on the containers, a TaskManager killed mid-query (status names it, the query fails, `up` repairs it),
+then `down` leaving nothing with our label. A taken port is checked on a second project.
+"""
+# ruff: noqa: F811 - pytest fixtures imported from docker_fixtures are redefined as parameters
+
+from __future__ import annotations
+
+import io
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from docker_fixtures import (  # noqa: F401 - fixtures
+    docker_client,
+    docker_settings,
+    our_objects,
+    standin_image,
+)
+
+from flinklab.cluster.base import read_record
+from flinklab.cluster.docker import DockerBackend
+from flinklab.cluster.rest import FlinkRest
+from flinklab.errors import ClusterError
+from flinklab.settings import Settings
+
+pytestmark = [pytest.mark.docker, pytest.mark.live]
+
+TINY_CSV = "1,alpha,10\n2,beta,20\n3,gamma,30\n"
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory, standin_image: str, docker_client):
+    settings = docker_settings(tmp_path_factory.mktemp("docker"), standin_image)
+    backend = DockerBackend(settings)
+    started = time.monotonic()
+    result = backend.up()
+    print(f"\ndocker flink-up cold: {time.monotonic() - started:.1f}s")
+    try:
+        yield settings, backend, result
+    finally:
+        backend.down()
+
+
+@pytest.fixture(scope="module")
+def client(cluster):
+    from flinklab.sqlclient.runner import SqlClient
+
+    settings, _, _ = cluster
+    sql = SqlClient(settings)
+    try:
+        yield sql
+    finally:
+        sql.close()
+
+
+def run_sql(client, settings: Settings, name: str, sql: str):
+    from flinklab.sqlclient.runner import run_invocation
+
+    path = settings.workspace_root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(sql)
+    out = io.StringIO()
+    result = run_invocation(client, out, script_file=path)
+    return result, out.getvalue()
+
+
+def tiny_query(settings: Settings) -> str:
+    (settings.data_dir / "tiny.csv").write_text(TINY_CSV)
+    return f"""
+SET 'sql-client.execution.result-mode' = 'tableau';
+SET 'execution.runtime-mode' = 'batch';
+CREATE TABLE tiny (id INT, name STRING, amount INT) WITH (
+  'connector' = 'filesystem', 'path' = '{settings.data_dir / "tiny.csv"}', 'format' = 'csv');
+SELECT COUNT(*) AS n, SUM(amount) AS total FROM tiny;
+"""
+
+
+def test_up_gives_a_ready_cluster_with_one_taskmanager(cluster, docker_client):
+    settings, backend, result = cluster
+    assert not result.already_running
+    st = backend.status()
+    assert st.running and st.problems == []
+    assert (st.taskmanagers, st.slots_total) == (1, settings.slots)
+    record = read_record(settings)
+    assert record is not None and record.backend == "docker"
+    assert record.details["image"] == settings.image
+    jm = docker_client.containers.get(backend.jm_name())
+    bindings = jm.attrs["HostConfig"]["PortBindings"]["8081/tcp"]
+    assert bindings == [{"HostIp": "127.0.0.1", "HostPort": str(settings.rest_port)}]
+    mounts = {(m["Source"], m["Destination"]) for m in jm.attrs["Mounts"]}
+    assert mounts == {(str(settings.data_dir),) * 2, (str(settings.workspace_root),) * 2}
+
+
+def test_second_up_is_instant_and_changes_nothing(cluster):
+    _, backend, _ = cluster
+    started = time.monotonic()
+    result = backend.up()
+    print(f"\ndocker flink-up warm: {time.monotonic() - started:.1f}s")
+    assert result.already_running and result.repaired == []
+
+
+def test_taskmanagers_read_the_bind_mounted_data_dir(cluster, client):
+    settings, _, _ = cluster
+    result, out = run_sql(client, settings, "tiny/count.sql", tiny_query(settings))
+    assert result.ok, out
+    assert "|3|60|" in out.replace(" ", ""), out
+
+
+def test_joins_solution_passes_every_check_on_the_containers(cluster, client):
+    from flinklab.grading.grader import grade_lab
+    from flinklab.labs import get_lab
+    from flinklab.labs.runner import run_lab
+
+    settings, _, _ = cluster
+    lab = get_lab("joins")
+    run = run_lab(settings, lab, solution=True, client=client)
+    assert run.ok, [(s.step.id, s.error) for s in run.steps if not s.ok]
+    report = grade_lab(settings, lab)
+    assert report.all_passed, [(r.name, r.message) for r in report.failures]
+
+
+def test_killed_taskmanager_fails_the_query_shows_in_status_and_up_repairs_it(cluster, client, docker_client):
+    settings, backend, _ = cluster
+    tm = backend.tm_name(1)
+    rest = FlinkRest(settings.rest_url)
+    killed: list[str] = []
+
+    def kill_when_running() -> None:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and not any(j.state == "RUNNING" for j in rest.jobs()):
+            time.sleep(0.5)
+        docker_client.containers.get(tm).kill()
+        killed.append(tm)
+
+    slow = """
+SET 'sql-client.execution.result-mode' = 'tableau';
+CREATE TABLE slow (x INT) WITH ('connector' = 'datagen', 'rows-per-second' = '1', 'number-of-rows' = '600');
+SELECT COUNT(*) AS n FROM slow;
+"""
+    killer = threading.Thread(target=kill_when_running, daemon=True)
+    killer.start()
+    result, out = run_sql(client, settings, "tiny/slow.sql", slow)
+    killer.join(5)
+    assert killed == [tm]
+    assert not result.ok
+    failed = result.statements[-1]
+    # Flink names the TaskManager it lost (by its id, ip:port-suffix); the runner prints it as [ERROR].
+    assert "TaskManager" in (failed.error or ""), failed.error
+    assert "[ERROR] Could not execute SQL statement." in out
+
+    st = backend.status()
+    assert f"TaskManager container {tm} exited (exit code 137)" in st.problems
+
+    repaired = backend.up()
+    assert repaired.repaired == [tm]
+    st = backend.status()
+    assert st.problems == [] and st.running
+    result, out = run_sql(client, settings, "tiny/count.sql", tiny_query(settings))
+    assert result.ok, out
+    assert "|3|60|" in out.replace(" ", ""), out
+
+
+def test_taken_port_is_a_clear_error_and_leaves_nothing(tmp_path: Path, standin_image: str, docker_client):
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        settings = docker_settings(tmp_path, standin_image, rest_port=port)
+        backend = DockerBackend(settings)
+        with pytest.raises(ClusterError, match=f"Port {port} on 127.0.0.1 is in use"):
+            backend.up()
+    assert our_objects(docker_client, backend.project)["containers"] == []
+    backend.down()
+    assert our_objects(docker_client, backend.project) == {"containers": [], "networks": [], "volumes": []}
+
+
+def test_down_removes_every_container_and_network_of_ours(cluster, docker_client):
+    settings, backend, _ = cluster
+    assert our_objects(docker_client, backend.project)["containers"]
+    assert backend.down() is True
+    assert our_objects(docker_client, backend.project) == {"containers": [], "networks": [], "volumes": []}
+    assert read_record(settings) is None
+    assert backend.down() is False
+    assert not backend.status().running
