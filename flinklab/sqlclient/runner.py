@@ -20,7 +20,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
@@ -85,6 +85,16 @@ class ScriptResult:
     @property
     def job_ids(self) -> list[str]:
         return [s.job_id for s in self.statements if s.job_id]
+
+
+@dataclass
+class QueryRows:
+    """A query's result as data: column types, and per row its kind (+I/-U/+U/-D) and Flink's cell texts."""
+
+    columns: list[tableau.ColumnType]
+    job_id: str | None = None
+    kinds: list[str] = field(default_factory=list)
+    rows: list[list[str]] = field(default_factory=list)
 
 
 class RunListener(Protocol):
@@ -533,12 +543,9 @@ class SqlSession:
         return json.loads(self._mapper.writeValueAsString(converter.convert(row)))
 
     def _run_query(self, result: Any, out: TextIO, outcome: StatementOutcome, started: float) -> None:
-        job = result.getJobClient()
-        if job.isPresent():
-            outcome.job_id = str(job.get().getJobID().toString())
+        outcome.job_id = _job_id(result)
         columns = self._columns(result)
-        converter = result.getRowDataToStringConverter()
-        rows_iter = result.collectInternal()
+        rows = self._changes(result)
         count = 0
         try:
             if self.streaming:
@@ -546,37 +553,52 @@ class SqlSession:
                 _write_lines(out, table.header())
                 out.flush()
                 try:
-                    while rows_iter.hasNext():
-                        row = rows_iter.next()
-                        out.write(
-                            table.row(str(row.getRowKind().shortString()), self._cells(converter, row)) + "\n"
-                        )
+                    for kind, cells in rows:
+                        out.write(table.row(kind, cells) + "\n")
                         out.flush()
                         count += 1
                 except KeyboardInterrupt:
-                    out.write(
-                        f"Query terminated, received a total of {count} {'rows' if count > 1 else 'row'}\n"
-                    )
+                    term = "rows" if count > 1 else "row"
+                    out.write(f"Query terminated, received a total of {count} {term}\n")
                     raise
                 _write_lines(out, table.footer(self._time_cost(started)))
             else:
-                rows: list[list[str]] = []
-                while rows_iter.hasNext():
-                    rows.append(self._cells(converter, rows_iter.next()))
-                count = len(rows)
+                batch = [cells for _, cells in rows]
+                count = len(batch)
                 names = [c.name for c in columns]
+                seconds = self._time_cost(started)
                 _write_lines(
-                    out,
-                    tableau.render_batch(
-                        names, rows, max_width=self._max_width(), seconds=self._time_cost(started)
-                    ),
+                    out, tableau.render_batch(names, batch, max_width=self._max_width(), seconds=seconds)
                 )
         finally:
-            # closing cancels the job when not all rows were read; after a failure it may fail again, and
-            # the first error is the one to report
+            rows.close()
+        outcome.rows = count
+
+    def _changes(self, result: Any) -> Generator[tuple[str, list[str]], None, None]:
+        """(row kind, Flink's cell texts) per result row, as they arrive; closing it cancels an unfinished job."""
+        converter = result.getRowDataToStringConverter()
+        rows_iter = result.collectInternal()
+        try:
+            while rows_iter.hasNext():
+                row = rows_iter.next()
+                yield str(row.getRowKind().shortString()), self._cells(converter, row)
+        finally:
+            # after a failure closing may fail again, and the first error is the one to report
             with contextlib.suppress(Exception):
                 rows_iter.close()
-        outcome.rows = count
+
+    def fetch(self, query: str) -> QueryRows:
+        """Run one query in this session and return its rows as Flink renders them, without printing.
+
+        Raises what PyFlink raises when the query fails (see :func:`flinklab.sqlclient.errors.error_reason`).
+        """
+        tenv = self._env()
+        result = tenv.executeInternal(self._parse_one(tenv, query))
+        fetched = QueryRows(columns=self._columns(result), job_id=_job_id(result))
+        for kind, cells in self._changes(result):
+            fetched.kinds.append(kind)
+            fetched.rows.append(cells)
+        return fetched
 
     def _run_job(self, result: Any, job: Any, out: TextIO, outcome: StatementOutcome) -> None:
         """INSERT / statement set / EXECUTE PLAN: print the submission, then wait for the job to end."""
@@ -603,6 +625,11 @@ class SqlSession:
             rows_iter.close()
         outcome.rows = len(rows)
         _write_lines(out, tableau.render_content(names, rows))
+
+
+def _job_id(result: Any) -> str | None:
+    job = result.getJobClient()
+    return str(job.get().getJobID().toString()) if job.isPresent() else None
 
 
 def _write_lines(out: TextIO, lines: Sequence[str]) -> None:
