@@ -151,6 +151,8 @@ SELECT COUNT(*) AS n FROM slow;
     failed = result.statements[-1]
     # Flink names the TaskManager it lost (by its id, ip:port-suffix); the runner prints it as [ERROR].
     assert "TaskManager" in (failed.error or ""), failed.error
+
+    assert f"(container {tm})" in backend.name_taskmanagers(failed.error or ""), failed.error
     assert "[ERROR] Could not execute SQL statement." in out
 
     st = backend.status()

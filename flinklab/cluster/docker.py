@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import queue
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -402,8 +403,19 @@ class DockerBackend:
             workspace_root=str(s.workspace_root),
             details={"project": self.project, "image": s.image, "network": self.network_name,
                      "jobmanager": self.jm_name(),
-                     "taskmanagers": [self.tm_name(i) for i in range(1, s.taskmanagers + 1)]},
+                     "taskmanagers": [self.tm_name(i) for i in range(1, s.taskmanagers + 1)],
+                     # Kept because a stopped container loses its IP, and errors name TMs by IP.
+                     "addresses": self._addresses()},
         ))
+
+    def _addresses(self) -> dict[str, str]:
+        """IP -> container name of our running containers."""
+        addresses = {}
+        for container in self.containers():
+            for net in (container.attrs.get("NetworkSettings", {}).get("Networks") or {}).values():
+                if net.get("IPAddress"):
+                    addresses[net["IPAddress"]] = container.name
+        return addresses
 
     def _abort_if_exited(self, names: list[str]):
         """An abort check for the waits: one of our containers exited."""
@@ -481,6 +493,19 @@ class DockerBackend:
         if st.taskmanagers < expected:
             st.problems.append(f"{st.taskmanagers} of {expected} TaskManagers registered")
         return st
+
+    def name_taskmanagers(self, text: str) -> str:
+        """`text` (e.g. a job's error) with each TaskManager id `172.19.0.3:41029-1f071c` followed by its
+        container's name, so "The heartbeat of TaskManager with id ... timed out" says which container died."""
+        record = read_record(self.settings)
+        addresses = dict(record.details.get("addresses", {})) if record and record.backend == self.name else {}
+        addresses.update(self._addresses())
+
+        def add_name(match: re.Match) -> str:
+            name = addresses.get(match.group(1))
+            return f"{match.group(0)} (container {name})" if name else match.group(0)
+
+        return re.sub(r"\b(\d{1,3}(?:\.\d{1,3}){3}):\d+-[0-9a-f]+\b", add_name, text)
 
     # ---------------------------------------------------------------- logs
     def log_files(self) -> dict:
