@@ -176,9 +176,10 @@ def test_taken_port_is_a_clear_error_and_leaves_nothing(tmp_path: Path, standin_
         backend = DockerBackend(settings)
         with pytest.raises(ClusterError, match=f"Port {port} on 127.0.0.1 is in use"):
             backend.up()
-    assert our_objects(docker_client, backend.project)["containers"] == []
-    backend.down()
+    # Nothing is left behind: no container, no network, no record.
     assert our_objects(docker_client, backend.project) == {"containers": [], "networks": [], "volumes": []}
+    assert read_record(settings) is None
+    assert backend.down() is False
 
 
 def test_down_removes_every_container_and_network_of_ours(cluster, docker_client):

@@ -144,7 +144,10 @@ class DockerBackend:
     def __init__(self, settings: Settings, client: Any = None):
         self.settings = settings
         self.project = project_name(settings)
-        self.network_name = f"{self.project}_default"
+        record = read_record(settings)
+        if record is not None and record.backend == "docker" and record.details.get("project"):
+            # down/status/logs act on the recorded cluster even when the settings' port differs.
+            self.project = record.details["project"]
         self._client = client
         self._failed: str | None = None
 
@@ -154,6 +157,10 @@ class DockerBackend:
         if self._client is None:
             self._client = _engine()
         return self._client
+
+    @property
+    def network_name(self) -> str:
+        return f"{self.project}_default"
 
     def jm_name(self) -> str:
         return f"{self.project}-{JOBMANAGER}-1"
@@ -239,6 +246,10 @@ class DockerBackend:
         if record is not None and record.backend != self.name:
             raise ClusterError(f"A {record.backend} cluster is recorded in {s.state_dir}.",
                                "Stop it with `flink-down` first.")
+        if record is not None and record.rest_port != s.rest_port:
+            raise ClusterError(f"A docker cluster is recorded on port {record.rest_port}, not {s.rest_port}.",
+                               "Stop it with `flink-down` first, or use its port.")
+        self.project = project_name(s)
         copied = provision_data(s)
         if copied:
             say(f"copied {len(copied)} data file(s) to {s.data_dir}")
@@ -308,10 +319,11 @@ class DockerBackend:
         except BaseException:
             if created:
                 say("start-up failed: removing the containers this run created")
-                for container in created:
-                    with contextlib.suppress(Exception):  # best effort: the original error is what matters
-                        container.remove(force=True)
-                if not self.containers():
+            for container in created:
+                with contextlib.suppress(Exception):  # best effort: the original error is what matters
+                    container.remove(force=True)
+            with contextlib.suppress(Exception):
+                if not self.containers():  # nothing of ours is left: neither is the network nor the record
                     self._remove_network()
                     remove_record(s)
             raise
