@@ -125,6 +125,11 @@ def _launch_gateway(settings: Settings) -> JavaGateway:
     return get_gateway()
 
 
+#: Open SqlClients in this process. PyFlink has ONE gateway JVM per process, so only the last close stops it
+#: (otherwise closing a second client would kill the JVM under the first one).
+_open_clients = 0
+
+
 class SqlClient:
     """One PyFlink gateway JVM for many sessions (a session per `sql-client.sh` invocation)."""
 
@@ -139,6 +144,14 @@ class SqlClient:
         self.gateway = _launch_gateway(settings)
         self._classes: dict[str, Any] = {}
         self._closed = False
+        global _open_clients
+        _open_clients += 1
+
+    def __enter__(self) -> "SqlClient":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def java_class(self, name: str) -> Any:
         """A Java Class object, looked up once."""
@@ -158,10 +171,14 @@ class SqlClient:
         return SqlSession(self, conf)
 
     def close(self) -> None:
-        """Stop the gateway JVM; a later SqlClient in this process starts a new one."""
+        """Release this client; the last one open stops the gateway JVM (a later SqlClient starts a new one)."""
+        global _open_clients
         if self._closed:
             return
         self._closed = True
+        _open_clients -= 1
+        if _open_clients > 0:
+            return
         from pyflink import java_gateway
 
         # the JVM may already be gone; then there is nothing left to stop
