@@ -507,8 +507,9 @@ class DockerBackend:
         return st
 
     def name_taskmanagers(self, text: str) -> str:
-        """`text` (e.g. a job's error) with each TaskManager id `172.19.0.3:41029-1f071c` followed by its
-        container's name, so "The heartbeat of TaskManager with id ... timed out" says which container died."""
+        """`text` (e.g. a job's error) with each address of ours (`172.19.0.3:41029-1f071c`, `flink@172.19.0.3:41029`)
+        followed by its container's name, so "The heartbeat of TaskManager with id ... timed out" says which
+        container died."""
         record = read_record(self.settings)
         addresses = dict(record.details.get("addresses", {})) if record and record.backend == self.name else {}
         addresses.update(self._addresses())
@@ -517,7 +518,8 @@ class DockerBackend:
             name = addresses.get(match.group(1))
             return f"{match.group(0)} (container {name})" if name else match.group(0)
 
-        return re.sub(r"\b(\d{1,3}(?:\.\d{1,3}){3}):\d+-[0-9a-f]+\b", add_name, text)
+        # Flink names a TM as `ip:port-suffix` (its resource id) or `flink@ip:port` (its RPC address).
+        return re.sub(r"\b(\d{1,3}(?:\.\d{1,3}){3})(?::\d+(?:-[0-9a-f]+\b)?)?", add_name, text)
 
     # ---------------------------------------------------------------- logs
     def log_files(self) -> dict:
