@@ -95,6 +95,8 @@ def flink_properties(settings: Settings) -> dict[str, str]:
         "jobmanager.execution.failover-strategy": "region",
         # The default 10 s is too short for a JVM on a busy 2-core laptop ("Could not create actor system").
         "pekko.startup-timeout": "60s",
+        # A query submitted while a TaskManager is dead fails after a minute instead of the default 5.
+        "slot.request.timeout": "60s",
     }
 
 
@@ -231,7 +233,9 @@ class DockerBackend:
         try:
             client.images.get_registry_data(settings.image)
         except (APIError, DockerException) as exc:
-            return False, f"{settings.image} is not present and cannot be pulled ({_short(exc, 120)})"
+            # the engine's own words (e.g. "dial tcp: lookup registry-1.docker.io ... no such host"), not the URL
+            why = getattr(exc, "explanation", None) or exc
+            return False, f"{settings.image} is not present and cannot be pulled: {_short(why, 120)}"
         return True, f"the Docker engine answers and {settings.image} can be pulled"
 
     # ---------------------------------------------------------------- up

@@ -376,6 +376,10 @@ class LocalBackend:
             "rest.bind-address": s.bind_host,
             "rest.port": s.rest_port,
             "parallelism.default": 1,
+            # Same as the docker backend: a busy 2-core laptop needs more than 10 s to start an actor system, and a
+            # query submitted while a TaskManager is dead should fail after a minute, not the default 5.
+            "pekko.startup-timeout": "60s",
+            "slot.request.timeout": "60s",
             "io.tmp.dirs": str(self.tmp_dir),
             "web.tmpdir": str(self.tmp_dir / "web"),
         }
