@@ -7,7 +7,7 @@ Every failure says what was expected and what was found, and names the likely mi
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -15,12 +15,14 @@ from typing import Any
 from flinklab.errors import UsageError
 from flinklab.grading.changelog import final_rows, fold_by_key
 from flinklab.grading.checks import CheckResult, failed, passed
+from flinklab.grading.outputs import StepOutput, format_number, read_step
 from flinklab.grading.parse import ResultTable
 from flinklab.grading.plans import Plan, PlanError, load_plan, state_entries
+from flinklab.grading.report_checks import report_field_checks
 from flinklab.grading.values import as_decimal, as_int, as_timestamp, compare_rows, numbers_close
 from flinklab.labs.base import GradingContext
 from flinklab.labs.joins import reference as ref
-from flinklab.labs.joins.report import INTEGER_FIELDS, REPORT_FIELDS, StepOutput, plus_rows, read_step
+from flinklab.labs.joins.report import INTEGER_FIELDS, REPORT_FIELDS, plus_rows
 from flinklab.version import FLINK_VERSION
 
 TOLERANCE = Decimal("0.01")
@@ -35,14 +37,6 @@ def _run_hint(step: str) -> str:
 def _end(text: str) -> str:
     """A sentence end that does not double the dot after an ellipsis."""
     return text if text.endswith(".") else text + "."
-
-
-def _d(value: Any) -> str:
-    """A number for a message: Decimal without exponent, trailing zeros of long decimals kept short."""
-    number = as_decimal(value)
-    if number is None:
-        return "NULL" if value is None else str(value)
-    return format(number.normalize() if number == number.to_integral_value() else number, "f")
 
 
 class _Step:
@@ -276,7 +270,8 @@ def _temporal_checks(ctx: GradingContext, data: ref.JoinsData) -> list[CheckResu
             hint = ("JOIN rates_v FOR SYSTEM_TIME AS OF o.order_time AS r ON o.currency = r.currency, with rates_v "
                     "the latest row per currency (ROW_NUMBER() ... ORDER BY update_time DESC = 1).")
         results.append(failed(name, points, f"expected {len(expected)} rows (order_id, currency, rate, amount_krw), "
-                               f"found {len(rows)}: {_end(diff.describe())}" + step.truncated_note(), hint, step="temporal"))
+                               f"found {len(rows)}: {_end(diff.describe())}" + step.truncated_note(), hint,
+                               step="temporal"))
     # The same-second cases: the version with update_time == order_time must be the one used.
     name, points = names[1]
     change_at = {(r.currency, r.update_time): r.rate for r in data.rates}
@@ -291,8 +286,8 @@ def _temporal_checks(ctx: GradingContext, data: ref.JoinsData) -> list[CheckResu
         hint = no_as_of if at_latest else ("The version valid at order_time is the latest with update_time <= "
                                            "order_time, a change in the same second included.")
         results.append(failed(name, points, f"expected {len(same)} orders at the rate that changed in their second, "
-                              f"e.g. {order_id} at {_d(want)}; found {_d(got)} ({len(wrong)} wrong).", hint,
-                              step="temporal"))
+                              f"e.g. {order_id} at {format_number(want)}; found {format_number(got)} "
+                              f"({len(wrong)} wrong).", hint, step="temporal"))
     name, points = names[2]
     early = sorted(o.order_id for o in data.orders if o.order_id not in expected)
     kept = [o for o in early if o in found]
@@ -497,56 +492,22 @@ def _intermediate_values(ctx: GradingContext) -> dict[str, list[float]]:
 
 
 def _report_checks(ctx: GradingContext, data: ref.JoinsData) -> list[CheckResult]:
-    expected = ref.report(data)
-    text = ctx.read("report.json")
-    problem = ""
-    report: Any = None
-    if text is None:
-        problem = "report.json does not exist."
-    else:
-        try:
-            report = json.loads(text)
-        except ValueError as exc:
-            problem = f"report.json is not valid JSON ({exc})."
-        else:
-            if not isinstance(report, dict):
-                problem = "report.json is not a JSON object."
-    if problem:
-        hint = "Write report.json with the six fields (or `flinklab run joins`, which writes it from the outputs)."
-        return [failed(f"report: {f}", 1, problem, hint, step="report") for f in REPORT_FIELDS]
-    intermediate = _intermediate_values(ctx)
     sources = {"matched_orders": "regular.out", "interval_rows": "interval.out", "unshipped_orders": "unshipped.out",
                "temporal_rows": "temporal.out", "orders_without_rate": "count.out and temporal.out",
                "usd_gap_krw": "latest.out and temporal.out"}
-    results = []
-    for field in REPORT_FIELDS:
-        name = f"report: {field}"
-        want = expected[field]
-        if field not in report:
-            results.append(failed(name, 1, f"expected {field} = {_d(want)}; the field is missing.",
-                                  f"Copy it from {sources[field]} (run that step first if it is missing).",
-                                  step="report"))
-            continue
-        got = report[field]
-        if field in INTEGER_FIELDS:
-            type_ok = isinstance(got, int) and not isinstance(got, bool)
-            type_name = "a whole number"
-        else:
-            type_ok = isinstance(got, (int, float)) and not isinstance(got, bool)
-            type_name = "a number"
-        if not type_ok:
-            results.append(failed(name, 1, f"expected {type_name} ({_d(want)}); found {json.dumps(got)}.",
-                                  f"Write {field} as {type_name}, not {type(got).__name__}.", step="report"))
-            continue
-        if numbers_close(want, got, TOLERANCE):
-            results.append(passed(name, 1, step="report"))
-            continue
-        hint = f"Copy it from {sources[field]}: in a changelog the last +I/+U per key is the final value."
+    intermediate: dict[str, list[float]] = {}
+
+    def hint_for(field: str, got: Any, expected: Mapping[str, Any]) -> str:
+        if not intermediate:  # parse the outputs only when a value is wrong
+            intermediate.update(_intermediate_values(ctx))
         if any(numbers_close(v, got, TOLERANCE) for v in intermediate.get(field, [])):
-            hint = (f"Computed from intermediate rows of {sources[field]} (all +I/-U/+U rows, or an early +U): "
+            return (f"Computed from intermediate rows of {sources[field]} (all +I/-U/+U rows, or an early +U): "
                     "take only the last +I/+U per key.")
-        results.append(failed(name, 1, f"expected {field} = {_d(want)}; found {_d(got)}.", hint, step="report"))
-    return results
+        return f"Copy it from {sources[field]}: in a changelog the last +I/+U per key is the final value."
+
+    return report_field_checks(ctx, REPORT_FIELDS, ref.report(data), integer_fields=INTEGER_FIELDS, sources=sources,
+                               hint_for=hint_for, tolerance=TOLERANCE, lab_name="joins",
+                               fields_phrase="the six fields", read_verb="Copy")
 
 
 # ---- entry point -----------------------------------------------------------------------------------------------

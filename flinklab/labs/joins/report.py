@@ -1,17 +1,17 @@
 """report.json of the joins lab, built from the saved outputs the way the lab tells a learner to: in a
 changelog the last +I/+U per key is the final value; append-only results are counted by their `+I` rows.
 
-Also the shared readers the checks use (one `.out` file -> its result table).
+Also `plus_rows`, which the checks use to recognise a report computed from intermediate rows.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
 from flinklab.grading.changelog import final_rows, fold_by_key
-from flinklab.grading.parse import ResultTable, parse_output
+from flinklab.grading.outputs import StepOutput, read_step
+from flinklab.grading.parse import ResultTable
 from flinklab.grading.values import as_decimal, as_int
 
 REPORT_FIELDS = (
@@ -23,36 +23,6 @@ REPORT_FIELDS = (
     "usd_gap_krw",
 )
 INTEGER_FIELDS = REPORT_FIELDS[:-1]
-
-
-@dataclass
-class StepOutput:
-    """One step's saved output: its last result table, or why there is none."""
-
-    file: str
-    table: ResultTable | None = None
-    error: str = ""  # "" when the table is there
-    missing: bool = False
-
-    @property
-    def ok(self) -> bool:
-        return self.table is not None
-
-
-def read_step(workspace: Path, out_file: str) -> StepOutput:
-    """Parse `workspace/out_file`; say what is wrong when it holds no result table."""
-    path = Path(workspace) / out_file
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
-    except FileNotFoundError:
-        return StepOutput(out_file, error=f"{out_file} does not exist", missing=True)
-    parsed = parse_output(text)
-    if parsed.errors:
-        reason = parsed.errors[0].strip().splitlines()[0] if parsed.errors[0].strip() else "an error"
-        return StepOutput(out_file, error=f"{out_file} shows an error: {reason[:300]}")
-    if parsed.table is None:
-        return StepOutput(out_file, error=f"{out_file} holds no result table")
-    return StepOutput(out_file, table=parsed.table)
 
 
 def plus_rows(table: ResultTable) -> list[dict[str, str | None]]:

@@ -7,8 +7,7 @@ separates a window operator from a regular aggregation or Top-N that happens to 
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -16,12 +15,14 @@ from typing import Any
 from flinklab.errors import UsageError
 from flinklab.grading.changelog import final_rows
 from flinklab.grading.checks import CheckResult, failed, passed
+from flinklab.grading.outputs import StepOutput, error_line, read_step
 from flinklab.grading.parse import ResultTable
+from flinklab.grading.report_checks import report_field_checks
 from flinklab.grading.values import RowDiff, as_decimal, as_int, as_timestamp, compare_rows
 from flinklab.labs.base import GradingContext
 from flinklab.labs.windows import reference as ref
 from flinklab.labs.windows.fixtures import FILE
-from flinklab.labs.windows.report import FIELD_SOURCES, REPORT_FIELDS, StepOutput, read_step
+from flinklab.labs.windows.report import FIELD_SOURCES, REPORT_FIELDS
 
 TOLERANCE = Decimal("0.01")
 TEN_MIN = 10 * ref.MINUTE
@@ -267,9 +268,8 @@ def _hop_reversed_check(ctx: GradingContext) -> CheckResult:
     if any("integral multiple of slide" in r for r in reasons):
         return passed(name, 1, step=step)
     if reasons:
-        first = reasons[0].strip().splitlines()[-1] if reasons[0].strip() else "an error"
         return failed(name, 1, f"expected the [ERROR] '... size must be an integral multiple of slide ...'; found "
-                      f"another error: {first[:300]}.",
+                      f"another error: {error_line(reasons[0], 300)}.",
                       "hop_reversed.sql is hop.sql's aggregation with the two intervals swapped: "
                       "HOP(TABLE orders, DESCRIPTOR(order_time), INTERVAL '10' MINUTES, INTERVAL '5' MINUTES).",
                       step=step)
@@ -393,7 +393,7 @@ def _top_orders_checks(ctx: GradingContext, orders: list[ref.Order]) -> list[Che
 # ---- report -------------------------------------------------------------------------------------------------------
 
 
-def _report_hint(field: str, got: int, want: dict[str, int]) -> str:
+def _report_hint(field: str, got: Any, want: Mapping[str, Any]) -> str:
     source = f"{FIELD_SOURCES[field]}.out"
     if field == "orders" and got == 2 * want["orders"]:
         return ("HOP counts summed as if they were orders: every order sits in two HOP windows (size / slide = 2). "
@@ -409,42 +409,9 @@ def _report_hint(field: str, got: int, want: dict[str, int]) -> str:
 
 
 def _report_checks(ctx: GradingContext, orders: list[ref.Order]) -> list[CheckResult]:
-    want = ref.expected_report(orders)
-    text = ctx.read("report.json")
-    problem = ""
-    report: Any = None
-    if text is None:
-        problem = "report.json does not exist."
-    else:
-        try:
-            report = json.loads(text)
-        except ValueError as exc:
-            problem = f"report.json is not valid JSON ({exc})."
-        else:
-            if not isinstance(report, dict):
-                problem = "report.json is not a JSON object."
-    if problem:
-        hint = "Write report.json with the lab's fields (or `flinklab run windows`, which writes it from the outputs)."
-        return [failed(f"report: {f}", 1, problem, hint, step="report") for f in REPORT_FIELDS]
-    results = []
-    for field in REPORT_FIELDS:
-        name = f"report: {field}"
-        expected = want[field]
-        if field not in report:
-            results.append(failed(name, 1, f"expected {field} = {expected}; the field is missing.",
-                                  f"Read it from {FIELD_SOURCES[field]}.out (run that step first if it is missing).",
-                                  step="report"))
-            continue
-        got = report[field]
-        if not isinstance(got, int) or isinstance(got, bool):
-            results.append(failed(name, 1, f"expected a whole number ({expected}); found {json.dumps(got)}.",
-                                  f"Write {field} as a whole number, not {type(got).__name__}.", step="report"))
-        elif got == expected:
-            results.append(passed(name, 1, step="report"))
-        else:
-            results.append(failed(name, 1, f"expected {field} = {expected}; found {got}.",
-                                  _report_hint(field, got, want), step="report"))
-    return results
+    sources = {field: f"{step}.out" for field, step in FIELD_SOURCES.items()}
+    return report_field_checks(ctx, REPORT_FIELDS, ref.expected_report(orders), integer_fields=REPORT_FIELDS,
+                               sources=sources, hint_for=_report_hint, tolerance=TOLERANCE, lab_name="windows")
 
 
 # ---- entry point -----------------------------------------------------------------------------------------------

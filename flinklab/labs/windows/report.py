@@ -1,18 +1,15 @@
 """report.json of the windows lab, built from the saved outputs the way the guide tells a learner to: window
 results are insert-only, so every `+I` row is a final row; count them, and read the numbers off them.
-
-Also the reader the checks share (one `.out` file -> its last result table, or why there is none).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from flinklab.grading.changelog import final_rows
-from flinklab.grading.parse import ParsedOutput, ResultTable, parse_output
+from flinklab.grading.outputs import read_step
 from flinklab.grading.values import as_int, as_timestamp
 
 REPORT_FIELDS = (
@@ -41,45 +38,6 @@ FIELD_SOURCES = {
     "top_shops_rows": "top_shops",
     "top_orders_rows": "top_orders",
 }
-
-
-@dataclass
-class StepOutput:
-    """One step's saved output: its last result table, or why there is none."""
-
-    file: str
-    parsed: ParsedOutput | None = None
-    error: str = ""  # "" when a table is there
-    missing: bool = False
-
-    @property
-    def table(self) -> ResultTable | None:
-        return self.parsed.table if self.parsed is not None and not self.error else None
-
-    @property
-    def ok(self) -> bool:
-        return self.table is not None
-
-    @property
-    def errors(self) -> list[str]:
-        return self.parsed.errors if self.parsed is not None else []
-
-
-def read_step(workspace: Path, out_file: str) -> StepOutput:
-    """Parse `workspace/out_file`; say what is wrong when it holds no result table."""
-    path = Path(workspace) / out_file
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return StepOutput(out_file, error=f"{out_file} does not exist", missing=True)
-    parsed = parse_output(text)
-    if parsed.errors:
-        first = parsed.errors[0].strip()
-        reason = first.splitlines()[-1] if first else "an error"
-        return StepOutput(out_file, parsed, error=f"{out_file} shows an error: {reason[:400]}")
-    if parsed.table is None:
-        return StepOutput(out_file, parsed, error=f"{out_file} holds no result table")
-    return StepOutput(out_file, parsed)
 
 
 def _seconds_between(start: str | None, end: str | None) -> int | None:

@@ -1,0 +1,67 @@
+"""A lab step's saved `.out` file read for grading: its last result table, or one line saying why there is none.
+
+Labs build report.json and their checks from these; nothing here knows a lab.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from flinklab.grading.parse import ParsedOutput, ResultTable, parse_output
+from flinklab.grading.values import as_decimal
+
+#: How much of an error's reason a message quotes.
+REASON_LIMIT = 400
+
+
+@dataclass
+class StepOutput:
+    """One step's saved output: its last result table, or why there is none (`error`)."""
+
+    file: str
+    table: ResultTable | None = None  # None whenever `error` is set
+    parsed: ParsedOutput | None = None  # None when the file does not exist
+    error: str = ""  # "" when the table is there
+    missing: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.table is not None
+
+    @property
+    def errors(self) -> list[str]:
+        """Every error reason the output printed (whole, all lines)."""
+        return self.parsed.errors if self.parsed is not None else []
+
+
+def error_line(reason: str, limit: int = REASON_LIMIT) -> str:
+    """The line of an error reason a message quotes: the first, `<class>: <message>` of the root cause the client
+    prints (later lines continue that message, e.g. a parser's "Was expecting one of: ...")."""
+    text = reason.strip()
+    return text.splitlines()[0][:limit] if text else "an error"
+
+
+def read_step(workspace: Path, out_file: str) -> StepOutput:
+    """Parse `workspace/out_file` (CRLF normalised); say what is wrong when it holds no result table."""
+    path = Path(workspace) / out_file
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
+    except FileNotFoundError:
+        return StepOutput(out_file, error=f"{out_file} does not exist", missing=True)
+    parsed = parse_output(text)
+    if parsed.errors:
+        return StepOutput(out_file, parsed=parsed, error=f"{out_file} shows an error: {error_line(parsed.errors[0])}")
+    if parsed.table is None:
+        return StepOutput(out_file, parsed=parsed, error=f"{out_file} holds no result table")
+    return StepOutput(out_file, table=parsed.table, parsed=parsed)
+
+
+def format_number(value: Any) -> str:
+    """A number for a message: a Decimal without exponent, whole numbers without trailing zeros (`120.00` ->
+    `120`, `0.50` stays); None as NULL, anything else as its str."""
+    number = as_decimal(value)
+    if number is None:
+        return "NULL" if value is None else str(value)
+    return format(number.normalize() if number == number.to_integral_value() else number, "f")

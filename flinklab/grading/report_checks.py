@@ -1,0 +1,87 @@
+"""Grade a lab's report.json: one check per field (present, of the right JSON type, equal to the reference).
+
+The lab supplies its fields, the reference values, where each field is read from and the hint for a wrong value
+(its knowledge of the likely mistakes); the loading, the type rules and the messages are the same for every lab.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Collection, Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from flinklab.grading.checks import CheckResult, failed, passed
+from flinklab.grading.outputs import format_number
+from flinklab.grading.values import numbers_close
+from flinklab.labs.base import GradingContext
+
+STEP = "report"
+
+#: hint_for(field, found, expected report) -> the hint for a value that is not the expected one
+HintFor = Callable[[str, Any, Mapping[str, Any]], str]
+
+
+def load_report(ctx: GradingContext) -> tuple[dict[str, Any] | None, str]:
+    """report.json as a dict, or None and the one-sentence problem (missing, not JSON, not an object)."""
+    text = ctx.read("report.json")
+    if text is None:
+        return None, "report.json does not exist."
+    try:
+        report = json.loads(text)
+    except ValueError as exc:
+        return None, f"report.json is not valid JSON ({exc})."
+    if not isinstance(report, dict):
+        return None, "report.json is not a JSON object."
+    return report, ""
+
+
+def report_field_checks(
+    ctx: GradingContext,
+    fields: Sequence[str],
+    expected: Mapping[str, Any],
+    *,
+    integer_fields: Collection[str],
+    sources: Mapping[str, str],
+    hint_for: HintFor,
+    tolerance: Decimal,
+    lab_name: str,
+    fields_phrase: str = "the lab's fields",
+    read_verb: str = "Read",
+) -> list[CheckResult]:
+    """One check `report: <field>` per field, worth 1 point each.
+
+    `sources[field]` names the output(s) a field is read from (e.g. `hop.out`); fields in `integer_fields` must be
+    JSON whole numbers, the others any JSON number; a value within `tolerance` of `expected[field]` passes.
+    `fields_phrase` and `read_verb` word the hints ("Write report.json with <fields_phrase>", "<read_verb> it
+    from <source>").
+    """
+    report, problem = load_report(ctx)
+    if report is None:
+        hint = (f"Write report.json with {fields_phrase} (or `flinklab run {lab_name}`, which writes it from the "
+                "outputs).")
+        return [failed(f"report: {f}", 1, problem, hint, step=STEP) for f in fields]
+    results = []
+    for field in fields:
+        name = f"report: {field}"
+        want = expected[field]
+        if field not in report:
+            results.append(failed(name, 1, f"expected {field} = {format_number(want)}; the field is missing.",
+                                  f"{read_verb} it from {sources[field]} (run that step first if it is missing).",
+                                  step=STEP))
+            continue
+        got = report[field]
+        # bool is an int in Python, never a number in the report
+        if field in integer_fields:
+            type_ok, type_name = isinstance(got, int) and not isinstance(got, bool), "a whole number"
+        else:
+            type_ok, type_name = isinstance(got, (int, float)) and not isinstance(got, bool), "a number"
+        if not type_ok:
+            results.append(failed(name, 1, f"expected {type_name} ({format_number(want)}); found {json.dumps(got)}.",
+                                  f"Write {field} as {type_name}, not {type(got).__name__}.", step=STEP))
+        elif numbers_close(want, got, tolerance):
+            results.append(passed(name, 1, step=STEP))
+        else:
+            results.append(failed(name, 1, f"expected {field} = {format_number(want)}; found {format_number(got)}.",
+                                  hint_for(field, got, expected), step=STEP))
+    return results
