@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from flinklab.grading.outputs import error_line, format_number, read_step
+from flinklab.grading.outputs import StepChecks, error_line, format_number, read_step
 from flinklab.grading.report_checks import report_field_checks
 from flinklab.labs.base import GradingContext
 
@@ -100,6 +100,38 @@ def test_error_line_limits_and_empty_reason():
 )
 def test_format_number(value, text):
     assert format_number(value) == text
+
+
+# ---- StepChecks -----------------------------------------------------------------------------------------------
+
+
+def test_step_checks_with_the_columns_is_usable(tmp_path: Path):
+    shutil.copy(OUTPUTS / "pyflink_streaming_agg.out", tmp_path / "agg.out")
+    step = StepChecks(read_step(tmp_path, "agg.out"), "agg", ("k", "n"))
+    assert step.problem == "" and step.unusable("agg: rows", 2) is None
+    assert step.table.columns == ["k", "n", "s"] and step.truncated_note() == ""
+
+
+def test_step_checks_names_absent_columns(tmp_path: Path):
+    shutil.copy(OUTPUTS / "pyflink_streaming_agg.out", tmp_path / "agg.out")
+    step = StepChecks(read_step(tmp_path, "agg.out"), "agg", ("k", "orders", "revenue"))
+    bad = step.unusable("agg: rows", 2)
+    assert bad is not None and not bad.passed and (bad.points, bad.step) == (2, "agg")
+    assert bad.message == "agg.out has no column orders, revenue (columns: k, n, s)."
+    assert bad.hint == "Name the result columns as the lab asks: k, orders, revenue."
+
+
+def test_step_checks_reports_the_labs_problem(tmp_path: Path):
+    out = read_step(tmp_path, "agg.out")
+    step = StepChecks(out, "agg", ("k",), out.error + ".", "run it")
+    bad = step.unusable("agg: rows", 1)
+    assert bad is not None and (bad.message, bad.hint) == ("agg.out does not exist.", "run it")
+
+
+def test_step_checks_notes_a_table_without_footer(tmp_path: Path):
+    shutil.copy(OUTPUTS / "derived_truncated_streaming_agg.out", tmp_path / "agg.out")
+    step = StepChecks(read_step(tmp_path, "agg.out"), "agg", ("k",))
+    assert step.truncated_note() == " (agg.out ends without a footer: was the run cut short?)"
 
 
 # ---- report_field_checks --------------------------------------------------------------------------------------

@@ -1,14 +1,17 @@
-"""A lab step's saved `.out` file read for grading: its last result table, or one line saying why there is none.
+"""A lab step's saved `.out` file read for grading: its last result table, or one line saying why there is none
+(`read_step`); the same output as a step's checks see it (`StepChecks`); numbers as messages print them.
 
 Labs build report.json and their checks from these; nothing here knows a lab.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from flinklab.grading.checks import CheckResult, failed
 from flinklab.grading.parse import ParsedOutput, ResultTable, parse_output
 from flinklab.grading.values import as_decimal
 
@@ -65,3 +68,37 @@ def format_number(value: Any) -> str:
     if number is None:
         return "NULL" if value is None else str(value)
     return format(number.normalize() if number == number.to_integral_value() else number, "f")
+
+
+class StepChecks:
+    """A step's output as its checks see it: the table, or the failure every check of the step reports instead.
+
+    The lab decides `problem` and `hint` for an output without a table (its wording, its error hints); a table
+    that lacks one of `columns` is a problem here. Subclass it for a lab's own helpers.
+    """
+
+    def __init__(self, out: StepOutput, step: str, columns: Sequence[str], problem: str = "", hint: str = ""):
+        self.out = out
+        self.step = step
+        self.columns = tuple(columns)
+        self.problem = problem
+        self.hint = hint
+        if out.ok and not problem:
+            absent = [c for c in self.columns if c not in self.table.columns]
+            if absent:
+                self.problem = (f"{step}.out has no column {', '.join(absent)} "
+                                f"(columns: {', '.join(self.table.columns) or 'none'}).")
+                self.hint = f"Name the result columns as the lab asks: {', '.join(self.columns)}."
+
+    @property
+    def table(self) -> ResultTable:
+        assert self.out.table is not None
+        return self.out.table
+
+    def unusable(self, name: str, points: float) -> CheckResult | None:
+        """The failed check `name` when the output cannot be graded; None when it can."""
+        return failed(name, points, self.problem, self.hint, step=self.step) if self.problem else None
+
+    def truncated_note(self) -> str:
+        """A note for a failure message when the table has no footer (the run may have been cut short)."""
+        return "" if self.table.complete else f" ({self.step}.out ends without a footer: was the run cut short?)"

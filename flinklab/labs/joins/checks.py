@@ -15,7 +15,7 @@ from typing import Any
 from flinklab.errors import UsageError
 from flinklab.grading.changelog import final_rows, fold_by_key
 from flinklab.grading.checks import CheckResult, failed, passed
-from flinklab.grading.outputs import StepOutput, format_number, read_step
+from flinklab.grading.outputs import StepChecks, format_number, read_step
 from flinklab.grading.parse import ResultTable
 from flinklab.grading.plans import Plan, PlanError, load_plan, state_entries
 from flinklab.grading.report_checks import report_field_checks
@@ -39,39 +39,20 @@ def _end(text: str) -> str:
     return text if text.endswith(".") else text + "."
 
 
-class _Step:
+class _Step(StepChecks):
     """A step's output plus the failure every check of that step reports when the output is unusable."""
 
     def __init__(self, ctx: GradingContext, step: str, columns: tuple[str, ...]):
-        self.step = step
-        self.out: StepOutput = read_step(ctx.workspace, f"{step}.out")
-        self.columns = columns
-        self.problem = ""
-        self.hint = ""
-        if not self.out.ok:
-            self.problem = self.out.error + "."
-            self.hint = _run_hint(step) if self.out.missing else f"Fix {step}.sql and run the step again."
-        else:
-            if not self.table.columns and not self.table.rows:
-                # `Empty set` prints no header: an empty result with the lab's columns.
-                self.out.table = ResultTable(columns=list(columns), rows=[], ops=self.table.ops,
-                                             footer_rows=self.table.footer_rows)
-            absent = [c for c in columns if c not in self.table.columns]
-            if absent:
-                self.problem = (f"{step}.out has no column {', '.join(absent)} "
-                                f"(columns: {', '.join(self.table.columns) or 'none'}).")
-                self.hint = f"Name the result columns as the lab asks: {', '.join(columns)}."
-
-    @property
-    def table(self) -> ResultTable:
-        assert self.out.table is not None
-        return self.out.table
-
-    def fail_if_unusable(self, name: str, points: float) -> CheckResult | None:
-        return failed(name, points, self.problem, self.hint, step=self.step) if self.problem else None
-
-    def truncated_note(self) -> str:
-        return "" if self.table.complete else f" ({self.step}.out ends without a footer: was the run cut short?)"
+        out = read_step(ctx.workspace, f"{step}.out")
+        if not out.ok:
+            hint = _run_hint(step) if out.missing else f"Fix {step}.sql and run the step again."
+            super().__init__(out, step, columns, out.error + ".", hint)
+            return
+        if out.table is not None and not out.table.columns and not out.table.rows:
+            # `Empty set` prints no header: an empty result with the lab's columns.
+            out.table = ResultTable(columns=list(columns), rows=[], ops=out.table.ops,
+                                    footer_rows=out.table.footer_rows)
+        super().__init__(out, step, columns)
 
 
 # ---- count ---------------------------------------------------------------------------------------------------
@@ -81,7 +62,7 @@ def _count_checks(ctx: GradingContext, data: ref.JoinsData) -> list[CheckResult]
     step = _Step(ctx, "count", ("tbl", "n"))
     results = []
     name = "count: batch result (no op column)"
-    if (bad := step.fail_if_unusable(name, 1)) is not None:
+    if (bad := step.unusable(name, 1)) is not None:
         results.append(bad)
     elif step.table.streaming:
         results.append(failed(
@@ -94,7 +75,7 @@ def _count_checks(ctx: GradingContext, data: ref.JoinsData) -> list[CheckResult]
     found = {} if step.problem else fold_by_key(step.table, ["tbl"])
     for table, n in expected.items():
         name = f"count: {table}"
-        if (bad := step.fail_if_unusable(name, 1)) is not None:
+        if (bad := step.unusable(name, 1)) is not None:
             results.append(bad)
             continue
         row = found.get((table,))
@@ -116,7 +97,7 @@ def _regular_checks(ctx: GradingContext, data: ref.JoinsData) -> list[CheckResul
     step = _Step(ctx, "regular", ("tier", "orders", "amount"))
     results = []
     name = "regular: per-tier orders and amount"
-    if (bad := step.fail_if_unusable(name, 2)) is not None:
+    if (bad := step.unusable(name, 2)) is not None:
         results.append(bad)
     else:
         final = fold_by_key(step.table, ["tier"])
@@ -141,7 +122,7 @@ def _regular_checks(ctx: GradingContext, data: ref.JoinsData) -> list[CheckResul
             results.append(failed(name, 2, f"expected per tier (tier, orders, amount): {_end(diff.describe())}"
                                   + step.truncated_note(), hint, step="regular"))
     name = "regular: updating result (-U seen)"
-    if (bad := step.fail_if_unusable(name, 1)) is not None:
+    if (bad := step.unusable(name, 1)) is not None:
         results.append(bad)
     elif "-U" in step.table.ops_seen():
         results.append(passed(name, 1, step="regular"))
@@ -174,7 +155,7 @@ def _interval_checks(ctx: GradingContext, data: ref.JoinsData) -> list[CheckResu
     expected = ref.interval_rows(data)
     results = []
     name = "interval: rows (both ends of 2 h included)"
-    if (bad := step.fail_if_unusable(name, 2)) is not None:
+    if (bad := step.unusable(name, 2)) is not None:
         return [bad, failed("interval: boundaries (0 s and 7200 s in, 7201 s out)", 1, step.problem, step.hint,
                             step="interval")]
     found = [(r.get("order_id"), r.get("ship_id"), r.get("delay_s")) for r in final_rows(step.table)]
@@ -214,7 +195,7 @@ def _interval_checks(ctx: GradingContext, data: ref.JoinsData) -> list[CheckResu
 def _unshipped_checks(ctx: GradingContext, data: ref.JoinsData) -> list[CheckResult]:
     step = _Step(ctx, "unshipped", ("order_id", "order_time"))
     name = "unshipped: orders without a shipment within 2 h"
-    if (bad := step.fail_if_unusable(name, 3)) is not None:
+    if (bad := step.unusable(name, 3)) is not None:
         return [bad]
     expected = ref.unshipped(data)
     found = [(r.get("order_id"), r.get("order_time")) for r in final_rows(step.table)]
@@ -305,7 +286,7 @@ def _temporal_checks(ctx: GradingContext, data: ref.JoinsData) -> list[CheckResu
 def _latest_checks(ctx: GradingContext, data: ref.JoinsData) -> list[CheckResult]:
     step = _Step(ctx, "latest", ("currency", "orders", "total_krw"))
     name = "latest: per-currency totals at the last rate"
-    if (bad := step.fail_if_unusable(name, 2)) is not None:
+    if (bad := step.unusable(name, 2)) is not None:
         return [bad, failed("latest: updating result (-U seen)", 1, step.problem, step.hint, step="latest")]
     results = []
     expected = ref.latest(data)

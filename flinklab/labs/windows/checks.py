@@ -15,8 +15,7 @@ from typing import Any
 from flinklab.errors import UsageError
 from flinklab.grading.changelog import final_rows
 from flinklab.grading.checks import CheckResult, failed, passed
-from flinklab.grading.outputs import StepOutput, error_line, read_step
-from flinklab.grading.parse import ResultTable
+from flinklab.grading.outputs import StepChecks, error_line, read_step
 from flinklab.grading.report_checks import report_field_checks
 from flinklab.grading.values import RowDiff, as_decimal, as_int, as_timestamp, compare_rows
 from flinklab.labs.base import GradingContext
@@ -84,45 +83,26 @@ def _minutes(ms: int) -> str:
     return f"{ms // ref.MINUTE} min" if ms % ref.MINUTE == 0 else f"{ms / ref.SECOND:g} s"
 
 
-class _Output:
+class _Output(StepChecks):
     """A step's output plus the failure every check of that step reports when the output is unusable."""
 
     def __init__(self, ctx: GradingContext, step: str, error_hint: Callable[[str], str] | None = None):
-        self.step = step
-        self.columns = COLUMNS[step]
-        self.out: StepOutput = read_step(ctx.workspace, f"{step}.out")
-        self.problem = ""
-        self.hint = ""
-        if not self.out.ok:
-            self.problem = f"expected the {step} result in {step}.out; {self.out.error}."
-            if self.out.missing:
-                self.hint = _run_hint(step)
+        out = read_step(ctx.workspace, f"{step}.out")
+        problem = hint = ""
+        if not out.ok:
+            problem = f"expected the {step} result in {step}.out; {out.error}."
+            if out.missing:
+                hint = _run_hint(step)
             else:
-                reason = "\n".join(self.out.errors)
-                self.hint = (error_hint(reason) if error_hint else "") or _error_hint(step, reason)
-        else:
-            absent = [c for c in self.columns if c not in self.table.columns]
-            if absent:
-                self.problem = (f"{step}.out has no column {', '.join(absent)} "
-                                f"(columns: {', '.join(self.table.columns) or 'none'}).")
-                self.hint = f"Name the result columns as the lab asks: {', '.join(self.columns)}."
-
-    @property
-    def table(self) -> ResultTable:
-        assert self.out.table is not None
-        return self.out.table
-
-    def unusable(self, name: str, points: float) -> CheckResult | None:
-        return failed(name, points, self.problem, self.hint, step=self.step) if self.problem else None
+                reason = "\n".join(out.errors)
+                hint = (error_hint(reason) if error_hint else "") or _error_hint(step, reason)
+        super().__init__(out, step, COLUMNS[step], problem, hint)
 
     def rows(self, columns: Sequence[str] | None = None) -> list[tuple]:
         return [tuple(r.get(c) for c in (columns or self.columns)) for r in final_rows(self.table)]
 
     def updates(self) -> list[str]:
         return sorted(op for op in self.table.ops_seen() if op != "+I")
-
-    def truncated_note(self) -> str:
-        return "" if self.table.complete else f" ({self.step}.out ends without a footer: was the run cut short?)"
 
 
 def _error_hint(step: str, reason: str) -> str:
