@@ -7,19 +7,18 @@ One solution run, then only the mistaken step per case; the workspace is restore
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import pytest
+from labtools import assert_fails_exactly, restore, run_with_sql, solve_and_snapshot
 
 from flinklab.grading.changelog import final_rows
 from flinklab.grading.grader import grade_lab
 from flinklab.grading.parse import parse_output
 from flinklab.labs.joins import LAB
 from flinklab.labs.runner import run_lab
-from flinklab.labs.solution import rewrite_paths
 from flinklab.settings import Settings
 
 pytestmark = pytest.mark.live
@@ -91,17 +90,8 @@ MISTAKE_CASES = [
 @pytest.fixture(scope="module")
 def solved(flink_cluster: Settings, sql_client, tmp_path_factory: pytest.TempPathFactory):
     """The reference solution run once; yields (settings, snapshot dir of the solved workspace)."""
-    run = run_lab(flink_cluster, LAB, solution=True, client=sql_client)
-    assert run.ok, [(s.step.id, s.status, s.error) for s in run.steps]
-    assert run.report_path is not None, run.report_error
-    snapshot = tmp_path_factory.mktemp("joins-solved")
-    shutil.copytree(flink_cluster.workspace("joins"), snapshot, dirs_exist_ok=True)  # copy2: mtimes kept
+    _, snapshot = solve_and_snapshot(flink_cluster, LAB, sql_client, tmp_path_factory)
     yield flink_cluster, snapshot
-
-
-def _restore(workspace: Path, snapshot: Path) -> None:
-    shutil.rmtree(workspace)
-    shutil.copytree(snapshot, workspace)
 
 
 def test_solution_passes_every_check(solved):
@@ -131,20 +121,15 @@ def test_mistake_fails_exactly_its_checks(solved, sql_client, mistake: Mistake):
     settings, snapshot = solved
     workspace = settings.workspace("joins")
     try:
-        if mistake.sql:
-            sql = (MISTAKES / mistake.sql).read_text(encoding="utf-8")
-            step = LAB.step(mistake.step)
-            (workspace / step.sql_file).write_text(
-                rewrite_paths(sql, settings.data_dir, settings.workspace_root), encoding="utf-8")
         if mistake.apply:
             mistake.apply(workspace)
-        if mistake.step:
+        if mistake.sql:
+            assert mistake.step is not None
+            run_with_sql(settings, LAB, mistake.step, (MISTAKES / mistake.sql).read_text(encoding="utf-8"),
+                         sql_client)
+        elif mistake.step:
             run_lab(settings, LAB, only=mistake.step, client=sql_client)
         report = grade_lab(settings, LAB)
-        failures = {r.name: r for r in report.failures}
-        assert set(failures) == set(mistake.fails), {n: (r.message, r.hint) for n, r in failures.items()}
-        for name, phrase in mistake.fails.items():
-            assert phrase in failures[name].hint, (name, failures[name].message, failures[name].hint)
-            assert "expected" in failures[name].message, failures[name].message
+        assert_fails_exactly({r.name: r for r in report.failures}, mistake.fails)
     finally:
-        _restore(workspace, snapshot)
+        restore(workspace, snapshot)

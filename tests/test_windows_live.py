@@ -12,11 +12,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from labtools import assert_fails_exactly, restore, run_with_sql, solve_and_snapshot
 
 from flinklab.grading.grader import grade_lab
 from flinklab.grading.parse import parse_output
 from flinklab.labs.runner import run_lab
-from flinklab.labs.solution import rewrite_paths
 from flinklab.labs.windows import LAB
 from flinklab.labs.windows import reference as ref
 from flinklab.labs.windows.fixtures import FILE
@@ -33,19 +33,10 @@ TOP_SHOPS = "top_shops: the 2 shops with the most revenue per 10-minute window"
 @pytest.fixture(scope="module")
 def solved(flink_cluster: Settings, sql_client, tmp_path_factory: pytest.TempPathFactory):
     """The reference solution run once; yields (settings, snapshot dir of the solved workspace)."""
-    run = run_lab(flink_cluster, LAB, solution=True, client=sql_client)
-    assert run.ok, [(s.step.id, s.status, s.error) for s in run.steps]
-    assert run.report_path is not None, run.report_error
+    run, snapshot = solve_and_snapshot(flink_cluster, LAB, sql_client, tmp_path_factory)
     hop_reversed = next(s for s in run.steps if s.step.id == "hop_reversed")
     assert hop_reversed.status == "ok (rejected as expected)"
-    snapshot = tmp_path_factory.mktemp("windows-solved")
-    shutil.copytree(flink_cluster.workspace("windows"), snapshot, dirs_exist_ok=True)
     yield flink_cluster, snapshot
-
-
-def _restore(workspace: Path, snapshot: Path) -> None:
-    shutil.rmtree(workspace)
-    shutil.copytree(snapshot, workspace)
 
 
 def test_solution_passes_every_check(solved):
@@ -75,19 +66,12 @@ def test_mistake_fails_exactly_its_checks(solved, sql_client, mistake: str):
     settings, snapshot = solved
     workspace = settings.workspace("windows")
     case = EXPECTED[mistake]
-    step = LAB.step(case["step"])
     try:
-        sql = (DATA / "mistakes" / mistake).read_text(encoding="utf-8")
-        (workspace / step.sql_file).write_text(rewrite_paths(sql, settings.data_dir, settings.workspace_root),
-                                               encoding="utf-8")
-        run_lab(settings, LAB, only=step.id, client=sql_client)
-        failures = {r.name: r for r in grade_lab(settings, LAB).failures}
-        assert set(failures) == set(case["fails"]), {n: (r.message, r.hint) for n, r in failures.items()}
-        for name, phrase in case["fails"].items():
-            assert phrase in failures[name].hint, (name, failures[name].message, failures[name].hint)
-            assert "expected" in failures[name].message, failures[name].message
+        run_with_sql(settings, LAB, case["step"], (DATA / "mistakes" / mistake).read_text(encoding="utf-8"),
+                     sql_client)
+        assert_fails_exactly({r.name: r for r in grade_lab(settings, LAB).failures}, case["fails"])
     finally:
-        _restore(workspace, snapshot)
+        restore(workspace, snapshot)
 
 
 def test_report_orders_from_hop_counts(solved):
@@ -101,7 +85,7 @@ def test_report_orders_from_hop_counts(solved):
         assert set(failures) == {"report: orders"}
         assert "HOP counts summed as if they were orders" in failures["report: orders"].hint
     finally:
-        _restore(workspace, snapshot)
+        restore(workspace, snapshot)
 
 
 def test_tied_data_is_named(solved, sql_client):
@@ -121,4 +105,4 @@ def test_tied_data_is_named(solved, sql_client):
         assert "ties broken by chance" in failures[TOP_SHOPS].hint
     finally:
         csv.write_bytes(original)
-        _restore(workspace, snapshot)
+        restore(workspace, snapshot)
