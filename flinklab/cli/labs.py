@@ -115,18 +115,21 @@ def render_run(run: LabRun, settings: Settings) -> None:
         for original, backup in run.install.backups:
             console.print(f"  your {original.name} was moved to [bold]{escape(backup.name)}[/]")
     table = Table(title=f"flinklab run {run.lab.name}", title_justify="left")
-    for name in ("step", "file", "status", "Flink jobs", "time", "note"):
-        table.add_column(name, overflow="fold")
+    # Short columns only, so the table fits an 80-column terminal; errors go on lines of their own below it.
+    for name in ("step", "output", "status", "Flink jobs", "time"):
+        table.add_column(name, no_wrap=True)
     for step_run in run.steps:
         table.add_row(
             step_run.step.id,
-            f"{step_run.step.sql_file} → {step_run.step.out_file}",
+            step_run.step.out_file,
             _status_markup(step_run),
             "\n".join(j[:8] for j in step_run.job_ids),
             _seconds(step_run.seconds) if step_run.ran else "-",
-            escape(step_run.error),
         )
     console.print(table)
+    for step_run in run.steps:
+        if step_run.error:
+            console.print(f"[dim]{step_run.step.id}:[/] {escape(step_run.error)}", soft_wrap=True, highlight=False)
     # Links on lines of their own: a folded URL cannot be clicked.
     for step_run in run.steps:
         for job_id in step_run.job_ids:

@@ -52,7 +52,7 @@ class StepRun:
         if not self.ran:
             return "skipped"
         if self.step.expect_error:
-            return "ok (rejected as expected)" if self.ok else "failed (expected a rejection)"
+            return "ok (rejected)" if self.ok else "failed (expected a rejection)"
         return "ok" if self.ok else "failed"
 
 
