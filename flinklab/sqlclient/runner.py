@@ -28,10 +28,11 @@ from urllib.parse import urlparse
 
 from flinklab.cluster.base import resolve_rest_url
 from flinklab.cluster.rest import FlinkRest
-from flinklab.errors import NoClusterError, UsageError
+from flinklab.errors import FlinklabError, NoClusterError, UsageError
 from flinklab.settings import Settings
 from flinklab.sqlclient import tableau
 from flinklab.sqlclient.errors import error_reason
+from flinklab.sqlclient.java_shim import gateway_java_home
 from flinklab.sqlclient.splitter import split_statements, strip_comments
 
 if TYPE_CHECKING:
@@ -112,7 +113,11 @@ class ClientSideError(Exception):
 
 
 def _launch_gateway(settings: Settings) -> JavaGateway:
-    """PyFlink's gateway JVM (one per process); its log goes to the state dir, not into site-packages."""
+    """PyFlink's gateway JVM (one per process); its log goes to the state dir, not into site-packages.
+
+    Without Java on the host, the JVM runs in a container of the Flink image (java_shim): a machine with only
+    Docker can do the labs. A JVM that cannot start is one FlinklabError line, not PyFlink's RuntimeError.
+    """
     if "FLINK_LOG_DIR" not in os.environ:
         log_dir = settings.state_dir / "client-logs"
         try:
@@ -120,9 +125,27 @@ def _launch_gateway(settings: Settings) -> JavaGateway:
             os.environ["FLINK_LOG_DIR"] = str(log_dir)
         except OSError:
             pass  # PyFlink then logs into its own dir
-    from pyflink.java_gateway import get_gateway
+    from pyflink import java_gateway
 
-    return get_gateway()
+    if java_gateway._gateway is not None or "PYFLINK_GATEWAY_PORT" in os.environ:
+        return java_gateway.get_gateway()  # a JVM is already there: nothing to find or write
+    java_home = gateway_java_home(settings)
+    saved = os.environ.get("JAVA_HOME")
+    if java_home is not None:
+        os.environ["JAVA_HOME"] = str(java_home)  # PyFlink copies os.environ for the JVM when it launches
+    try:
+        return java_gateway.get_gateway()
+    except RuntimeError as exc:  # "Java gateway process exited before sending its port number.\nStderr:..."
+        where = "in its container" if java_home is not None else "on this host"
+        why = next((line.strip() for line in str(exc).splitlines()[2:] if line.strip()), "no reason printed")
+        raise FlinklabError(f"The SQL runner's JVM did not start {where}: {why}",
+                            f"Client logs: {os.environ.get('FLINK_LOG_DIR', settings.state_dir)}") from None
+    finally:
+        if java_home is not None:
+            if saved is None:
+                os.environ.pop("JAVA_HOME", None)
+            else:
+                os.environ["JAVA_HOME"] = saved
 
 
 #: Open SqlClients in this process. PyFlink has ONE gateway JVM per process, so only the last close stops it

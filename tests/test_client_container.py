@@ -1,0 +1,288 @@
+"""The runner's JVM in a container when the host has no Java (flinklab/sqlclient/java_shim.py).
+
+Unit tests render and execute the shim's shell text; live tests (markers `docker`, `live`) run `sql-client.sh`,
+`flinklab run` and a SqlClient as subprocesses whose PATH has no `java` (only the venv's console scripts and
+`docker`) against a docker cluster of the offline stand-in image, and check that no runner container outlives
+its process.
+"""
+# ruff: noqa: F811 - pytest fixtures imported from docker_fixtures are redefined as parameters
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from docker_fixtures import (  # noqa: F401 - fixtures
+    docker_client,
+    docker_settings,
+    standin_image,
+)
+
+from flinklab.cluster.rest import FlinkRest
+from flinklab.errors import FlinklabError
+from flinklab.settings import Settings
+from flinklab.sqlclient import java_shim
+
+VENV_BIN = Path(sys.executable).parent
+LIVE = [pytest.mark.docker, pytest.mark.live]
+TINY_CSV = "1,alpha,10\n2,beta,20\n3,gamma,30\n"
+
+
+def settings_in(root: Path, **overrides: object) -> Settings:
+    for sub in ("workspace", "data", "state"):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    return Settings.from_env({"HOME": str(root / "home")}, workspace_root=root / "workspace",
+                             data_dir=root / "data", state_dir=root / "state", **overrides)
+
+
+def bin_dir(root: Path, *, with_docker: bool) -> Path:
+    """A PATH with the venv's console scripts (absolute shebangs) and maybe `docker`, and no `java`.
+
+    Not /bin: it is /usr/bin here, where java lives.
+    """
+    path = root / ("bin-docker" if with_docker else "bin-bare")
+    path.mkdir(parents=True, exist_ok=True)
+    for name in ("sql-client.sh", "flinklab"):
+        (path / name).symlink_to(VENV_BIN / name)
+    if with_docker:
+        (path / "docker").symlink_to(shutil.which("docker"))
+    assert shutil.which("java", path=str(path)) is None
+    return path
+
+
+def no_java_env(settings: Settings, path: Path) -> dict[str, str]:
+    """A minimal environment: no JAVA_HOME, PATH without java, the settings' dirs."""
+    env = {"HOME": str(settings.workspace_root.parent / "home"), "PATH": str(path), "COLUMNS": "150",
+           "FLINKLAB_WORKSPACE": str(settings.workspace_root), "FLINKLAB_DATA_DIR": str(settings.data_dir),
+           "FLINKLAB_STATE_DIR": str(settings.state_dir), "FLINKLAB_REST_PORT": str(settings.rest_port)}
+    if "DOCKER_HOST" in os.environ:  # where the engine is, as the user's shell would say
+        env["DOCKER_HOST"] = os.environ["DOCKER_HOST"]
+    return env
+
+
+# ---- the shim's text, no engine needed ----------------------------------------------------------------------
+
+
+def test_shim_mounts_what_the_jvm_touches_with_host_network_and_rm(tmp_path: Path):
+    settings = settings_in(tmp_path)
+    spec = java_shim.shim_spec(settings, "/usr/bin/docker", "flink:test", env={"HOME": str(tmp_path / "home")},
+                               cwd=settings.workspace_root)
+    text = java_shim.shim_text(spec)
+    assert text.startswith("#!/bin/sh\n")
+    assert "exec /usr/bin/docker run --rm -i --init --network host" in text
+    assert f"--user {os.getuid()}:{os.getgid()}" in text
+    flink_home = Path(os.path.realpath(java_shim.flink_dirs()["FLINK_LIB_DIR"])).parent
+    assert f"--volume {flink_home}:{flink_home}:ro" in text  # the jars, config.yaml, log4j-cli.properties
+    for path in (settings.workspace_root, settings.data_dir, settings.state_dir):
+        assert f"--volume {path}:{path}:rw" in text
+    for name in ("_PYFLINK_CONN_INFO_PATH", "FLINK_CONF_DIR", "FLINK_LIB_DIR", "FLINK_OPT_DIR", "FLINK_LOG_DIR"):
+        assert f"--env {name} " in text
+    assert f"--workdir {settings.workspace_root}" in text
+    assert "flink:test -c 'trap \"\" INT; exec java \"$@\"' java \"$@\"" in text
+    assert f"{java_shim.LABEL_CLIENT}={java_shim.CLIENT_VALUE}" in text
+    subprocess.run(["sh", "-n"], input=text, text=True, check=True)
+
+
+def test_shim_passes_each_argument_and_the_connection_dir_intact(tmp_path: Path):
+    """The shim's shell quoting, executed: a `docker` that prints its arguments one per line."""
+    printer = tmp_path / "argv"
+    printer.write_text('#!/bin/sh\nfor a in "$@"; do printf "%s\\n" "$a"; done\n')
+    printer.chmod(0o755)
+    spaced = tmp_path / "a dir"
+    spaced.mkdir()
+    spec = java_shim.ShimSpec(docker=str(printer), image="img", user="1:2", mounts=[(str(spaced), False)])
+    settings = settings_in(tmp_path)
+    java = java_shim.write_shim(settings, spec) / "bin" / "java"
+    conn = tmp_path / "conn dir" / "info"
+    env = {"PATH": "", "_PYFLINK_CONN_INFO_PATH": str(conn)}
+    args = subprocess.run([str(java), "-cp", "x y.jar", "Main"], env=env, capture_output=True, text=True,
+                          check=True).stdout.splitlines()
+    assert f"{spaced}:{spaced}:rw" in args
+    assert f"--volume={conn.parent}:{conn.parent}:rw" in args
+    assert args[-4:] == ["java", "-cp", "x y.jar", "Main"]
+    # Without a connection file (someone runs the shim by hand) there is no empty mount.
+    args = subprocess.run([str(java), "-version"], env={"PATH": ""}, capture_output=True, text=True,
+                          check=True).stdout.splitlines()
+    assert not any(a.startswith("--volume=") for a in args)
+
+
+def test_host_java_follows_java_home_then_path(tmp_path: Path):
+    home = tmp_path / "jdk"
+    (home / "bin").mkdir(parents=True)
+    (home / "bin" / "java").write_text("#!/bin/sh\n")
+    (home / "bin" / "java").chmod(0o755)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert java_shim.host_java({"PATH": str(empty)}) is None
+    assert java_shim.host_java({"PATH": str(empty), "JAVA_HOME": str(home)}) == str(home / "bin" / "java")
+    assert java_shim.host_java({"PATH": str(home / "bin")}) == str(home / "bin" / "java")
+    # A JAVA_HOME without a java is no Java, whatever PATH says: PyFlink would try only JAVA_HOME/bin/java.
+    assert java_shim.host_java({"PATH": str(home / "bin"), "JAVA_HOME": str(empty)}) is None
+
+
+def test_neither_java_nor_docker_is_one_error_naming_both(tmp_path: Path):
+    settings = settings_in(tmp_path)
+    with pytest.raises(FlinklabError, match="No Java") as info:
+        java_shim.gateway_java_home(settings, {"PATH": str(bin_dir(tmp_path, with_docker=False))})
+    assert "Install Java 17" in (info.value.hint or "") and "Docker" in (info.value.hint or "")
+    assert not (settings.state_dir / java_shim.SHIM_DIR).exists()
+
+
+def test_host_with_java_writes_no_shim(tmp_path: Path):
+    settings = settings_in(tmp_path)
+    java = shutil.which("java")
+    assert java, "this test machine has java on PATH"
+    assert java_shim.gateway_java_home(settings, {"PATH": str(Path(java).parent)}) is None
+    assert not (settings.state_dir / java_shim.SHIM_DIR).exists()
+
+
+# ---- live: a docker cluster, and clients without java ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory, standin_image: str, docker_client):
+    from flinklab.cluster.docker import DockerBackend
+
+    settings = docker_settings(tmp_path_factory.mktemp("client-container"), standin_image)
+    backend = DockerBackend(settings)
+    backend.up()
+    try:
+        yield settings
+    finally:
+        backend.down()
+
+
+def client_containers(docker_client, **labels: str) -> list:
+    filters = [f"{java_shim.LABEL_CLIENT}={java_shim.CLIENT_VALUE}"]
+    filters += [f"{k}={v}" for k, v in labels.items()]
+    return docker_client.containers.list(all=True, filters={"label": filters})
+
+
+class ContainerWatch:
+    """Records the runner containers seen while a subprocess runs (proof the JVM ran in one)."""
+
+    def __init__(self, docker_client):
+        self.client = docker_client
+        self.seen: set[str] = set()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+
+    def _poll(self) -> None:
+        while not self._stop.is_set():
+            self.seen.update(c.id for c in client_containers(self.client))
+            time.sleep(0.3)
+
+    def __enter__(self) -> ContainerWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(5)
+
+
+@pytest.mark.docker
+@pytest.mark.live
+def test_sql_client_without_java_runs_in_a_container_and_leaves_none(cluster: Settings, docker_client,
+                                                                     tmp_path: Path):
+    settings = cluster
+    (settings.data_dir / "tiny.csv").write_text(TINY_CSV)
+    ws = settings.workspace_root
+    (ws / "ddl.sql").write_text(
+        "CREATE TABLE tiny (id INT, name STRING, amount INT) WITH (\n"
+        f"  'connector' = 'filesystem', 'path' = '{settings.data_dir / 'tiny.csv'}', 'format' = 'csv');\n")
+    (ws / "q.sql").write_text(textwrap.dedent("""\
+        SET 'sql-client.execution.result-mode' = 'tableau';
+        SET 'execution.runtime-mode' = 'batch';
+        SELECT COUNT(*) AS n, SUM(amount) AS total FROM tiny;
+        """))
+    rest = FlinkRest(settings.rest_url)
+    before = {j.job_id for j in rest.jobs()}
+    started = time.monotonic()
+    with ContainerWatch(docker_client) as watch:
+        done = subprocess.run(["sql-client.sh", "-i", "ddl.sql", "-f", "q.sql"], cwd=ws, capture_output=True,
+                              text=True, timeout=300,
+                              env=no_java_env(settings, bin_dir(tmp_path, with_docker=True)))
+    print(f"\n3-statement script through the container JVM: {time.monotonic() - started:.1f}s")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "| n | total |" in done.stdout and "| 3 |    60 |" in done.stdout, done.stdout
+    assert "1 row in set" in done.stdout
+    new = [j for j in rest.jobs() if j.job_id not in before]
+    assert [j.state for j in new] == ["FINISHED"], new
+    assert len(watch.seen) == 1, "the JVM ran in exactly one runner container"
+    assert (settings.state_dir / java_shim.SHIM_DIR / "bin" / "java").is_file()
+    assert client_containers(docker_client) == []
+
+
+CLIENT_PROGRAM = """
+import os, sys, time
+from flinklab.settings import Settings
+from flinklab.sqlclient.runner import SqlClient
+client = SqlClient(Settings.from_env())
+print("open", flush=True)
+if sys.argv[1] == "close":
+    client.close()
+    print("closed", flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.docker
+@pytest.mark.live
+@pytest.mark.parametrize("end", ["close", "kill"])
+def test_runner_container_goes_with_close_or_a_killed_process(cluster: Settings, docker_client, tmp_path: Path,
+                                                              end: str):
+    """SqlClient.close() stops the container's JVM; so does the death of the Python process (SIGKILL)."""
+    env = no_java_env(cluster, bin_dir(tmp_path, with_docker=True))
+    proc = subprocess.Popen([sys.executable, "-c", CLIENT_PROGRAM, end], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "open", proc.stderr.read() if proc.poll() is not None else ""
+        assert len(client_containers(docker_client, **{java_shim.LABEL_CLIENT_PID: str(proc.pid)})) == 1
+        if end == "close":
+            assert proc.stdout.readline().strip() == "closed"
+        else:
+            proc.kill()
+        deadline = time.monotonic() + 30
+        while client_containers(docker_client, **{java_shim.LABEL_CLIENT_PID: str(proc.pid)}):
+            assert time.monotonic() < deadline, f"the runner container outlived {end} by 30 s"
+            time.sleep(0.5)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.mark.docker
+@pytest.mark.live
+def test_flinklab_run_joins_without_java(cluster: Settings, docker_client, tmp_path: Path):
+    """The whole lab on a host with only Docker: run the reference SQL, then every check passes."""
+    env = no_java_env(cluster, bin_dir(tmp_path, with_docker=True))
+    done = subprocess.run(["flinklab", "run", "joins", "--solution"], env=env, capture_output=True, text=True,
+                          timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    plans = sorted(p.name for p in (cluster.workspace_root / "joins").glob("*-plan.json"))
+    assert plans == ["interval-plan.json", "regular-plan.json", "temporal-plan.json"]  # written by the JVM
+    assert all(p.stat().st_uid == os.getuid() for p in (cluster.workspace_root / "joins").glob("*-plan.json"))
+    checked = subprocess.run(["flinklab", "check", "joins"], env=env, capture_output=True, text=True, timeout=120)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert client_containers(docker_client) == []
+
+
+@pytest.mark.docker
+@pytest.mark.live
+def test_without_java_and_docker_the_command_says_so_in_one_line(cluster: Settings, tmp_path: Path):
+    (cluster.workspace_root / "one.sql").write_text("SELECT 1;\n")
+    done = subprocess.run(["sql-client.sh", "-f", str(cluster.workspace_root / "one.sql")], capture_output=True,
+                          text=True, timeout=120, env=no_java_env(cluster, bin_dir(tmp_path, with_docker=False)))
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("error: No Java to run the SQL runner") and "Install Java 17" in lines[0], lines
+    assert done.stdout == ""
