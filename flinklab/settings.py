@@ -6,9 +6,9 @@ Tests build their own :class:`Settings` pointing at temporary dirs instead of pa
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Mapping
 
 from flinklab.errors import UsageError
 from flinklab.version import DEFAULT_FLINK_IMAGE
@@ -55,7 +55,7 @@ class Settings:
     project_root: Path = field(default=PROJECT_ROOT)  # FLINKLAB_HOME
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> "Settings":
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
         """Build settings from `env` (default: os.environ); non-None `overrides` (CLI options) win."""
         env = os.environ if env is None else env
         home = Path(env.get("HOME", str(Path.home())))
@@ -79,7 +79,7 @@ class Settings:
         settings.validate()
         return settings
 
-    def with_overrides(self, **overrides: object) -> "Settings":
+    def with_overrides(self, **overrides: object) -> Settings:
         """A copy with every non-None override applied (paths given as str become Path)."""
         clean = {}
         for key, value in overrides.items():

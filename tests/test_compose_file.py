@@ -84,7 +84,8 @@ def test_backend_refuses_values_with_spaces():
 @pytest.mark.docker
 def test_compose_cli_accepts_the_file(tmp_path: Path):
     """The real compose CLI (v2 plugin or Debian's v1 `docker-compose`) validates the file as it is."""
-    if shutil.which("docker") and subprocess.run(["docker", "compose", "version"], check=False, capture_output=True).returncode == 0:
+    v2 = ["docker", "compose", "version"]
+    if shutil.which("docker") and subprocess.run(v2, check=False, capture_output=True).returncode == 0:
         cmd = ["docker", "compose"]
     elif shutil.which("docker-compose"):
         cmd = ["docker-compose"]

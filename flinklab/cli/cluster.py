@@ -126,7 +126,9 @@ def render_status(st: ClusterStatus) -> None:
 
 
 def logs(
-    component: str | None = typer.Argument(None, metavar="COMPONENT", help="jobmanager | taskmanager | taskmanager-N (default all)."),
+    component: str | None = typer.Argument(
+        None, metavar="COMPONENT", help="jobmanager | taskmanager | taskmanager-N (default all)."
+    ),
     follow: bool = typer.Option(False, "--follow", "-f", help="Keep printing new lines (Ctrl-C stops)."),
 ) -> None:
     """Show (or follow) the JobManager / TaskManager logs."""

@@ -17,6 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from flinklab.cli.app import app, command, console, settings_from
+from flinklab.cluster.base import resolve_rest_url
 from flinklab.errors import ExitStatus
 from flinklab.grading.grader import grade_lab
 from flinklab.grading.render import render_report, write_json, write_junit
@@ -33,9 +34,9 @@ WORKSPACE_HELP = "Workspace root (the lab's files are in ROOT/LAB); default $FLI
 DATA_DIR_HELP = "Where the lab's CSVs are; default $FLINKLAB_DATA_DIR or /opt/lab/fixtures/data."
 
 
-def job_link(settings: Settings, job_id: str, finished: bool = True) -> str:
+def job_link(rest_url: str, job_id: str, finished: bool = True) -> str:
     """The Web UI page of a job (Flink 2.x routes: #/job/completed/<id> and #/job/running/<id>)."""
-    return f"{settings.rest_url}/#/job/{'completed' if finished else 'running'}/{job_id}/overview"
+    return f"{rest_url}/#/job/{'completed' if finished else 'running'}/{job_id}/overview"
 
 
 def _seconds(value: float | None) -> str:
@@ -47,6 +48,7 @@ class LiveProgress(RunProgress):
 
     def __init__(self, settings: Settings, steps: list[Step]):
         self.settings = settings
+        self.rest_url = resolve_rest_url(settings)  # the running cluster's endpoint (it may not be the default)
         self.steps = steps
         self.state: dict[str, dict[str, Any]] = {
             s.id: {"status": "[dim]waiting[/]", "jobs": [], "seconds": None, "started": None, "current": ""}
@@ -72,7 +74,7 @@ class LiveProgress(RunProgress):
                 seconds = time.monotonic() - st["started"]
             status = st["status"] + (f" [dim]{escape(st['current'])}[/]" if st["current"] else "")
             jobs = st["jobs"]
-            link = job_link(self.settings, jobs[-1], finished=False) if jobs else ""
+            link = job_link(self.rest_url, jobs[-1], finished=False) if jobs else ""
             table.add_row(step.id, status, "\n".join(jobs), _seconds(seconds), link)
         return table
 
@@ -131,12 +133,13 @@ def render_run(run: LabRun, settings: Settings) -> None:
         if step_run.error:
             console.print(f"[dim]{step_run.step.id}:[/] {escape(step_run.error)}", soft_wrap=True, highlight=False)
     # Links on lines of their own: a folded URL cannot be clicked.
+    rest_url = resolve_rest_url(settings)
     for step_run in run.steps:
         for job_id in step_run.job_ids:
             console.print(
-                f"{step_run.step.id}: {job_link(settings, job_id)}", soft_wrap=True, highlight=False
+                f"{step_run.step.id}: {job_link(rest_url, job_id)}", soft_wrap=True, highlight=False
             )
-    console.print(f"Web UI: {settings.rest_url}/#/overview", soft_wrap=True, highlight=False)
+    console.print(f"Web UI: {rest_url}/#/overview", soft_wrap=True, highlight=False)
     if run.missing:
         console.print(f"[yellow]Missing in {run.workspace}:[/] {', '.join(run.missing)}")
     if run.report_path is not None:

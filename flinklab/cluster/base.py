@@ -7,9 +7,10 @@ runner's business (flinklab.sqlclient) and talks to whatever answers at the reco
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterator, Protocol
+from typing import Protocol
 
 from flinklab.settings import Settings
 
@@ -97,7 +98,7 @@ class UpResult:
 class ClusterBackend(Protocol):
     name: str
 
-    def up(self, progress: "ProgressFn | None" = None) -> UpResult:
+    def up(self, progress: ProgressFn | None = None) -> UpResult:
         """Start (or repair) the cluster and return only when it is ready; idempotent."""
 
     def down(self) -> bool:

@@ -244,7 +244,9 @@ def build_offline_image(
         t0 = time.monotonic()
         say(f"importing {tarball.name} as {base}")
         repository, version = base.split(":", 1)
-        client.api.import_image_from_file(str(tarball), repository=repository, tag=version, changes=list(IMPORT_CHANGES))
+        client.api.import_image_from_file(
+            str(tarball), repository=repository, tag=version, changes=list(IMPORT_CHANGES)
+        )
         if not _image_exists(client, base):
             raise ClusterError(f"`docker import` of {tarball} did not produce {base}.")
         timings["import"] = time.monotonic() - t0

@@ -67,7 +67,9 @@ def flink_home() -> Path:
     try:
         import pyflink
     except ImportError:  # pragma: no cover - apache-flink is a dependency
-        raise ClusterError("PyFlink (apache-flink) is not installed.", "pip install apache-flink==" + FLINK_VERSION)
+        raise ClusterError(
+            "PyFlink (apache-flink) is not installed.", "pip install apache-flink==" + FLINK_VERSION
+        ) from None
     home = Path(pyflink.__file__).resolve().parent
     if not (home / "bin" / "jobmanager.sh").is_file() or not (home / "lib").is_dir():
         raise ClusterError(f"No Flink distribution in {home} (bin/jobmanager.sh missing).",
@@ -151,7 +153,8 @@ def process_args(pid: int) -> list[str] | None:
             return None
         return [a.decode("utf-8", "replace") for a in raw.split(b"\0") if a] or None
     try:  # no /proc (macOS): ask ps
-        out = subprocess.run(["ps", "-o", "command=", "-p", str(pid)], check=False, capture_output=True, text=True).stdout
+        cmd = ["ps", "-o", "command=", "-p", str(pid)]
+        out = subprocess.run(cmd, check=False, capture_output=True, text=True).stdout
     except OSError:
         return None
     return out.split() or None

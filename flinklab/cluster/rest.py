@@ -39,7 +39,7 @@ class FlinkRest:
             raise RestUnavailable(f"{url}: {exc}") from exc
 
     def overview(self) -> dict:
-        """`{"taskmanagers", "slots-total", "slots-available", "jobs-running", "jobs-finished", ..., "flink-version"}`."""
+        """`{"taskmanagers", "slots-total", "slots-available", "jobs-running", ..., "flink-version"}`."""
         return self.get("/overview")
 
     def is_up(self) -> bool:

@@ -6,9 +6,10 @@ the runner, the grader and the backends know no lab by name.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Literal, Sequence
+from typing import Callable, Literal
 
 from flinklab.grading.checks import CheckResult
 

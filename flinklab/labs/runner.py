@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from flinklab.cluster.base import resolve_rest_url
 from flinklab.cluster.rest import FlinkRest, RestUnavailable
 from flinklab.errors import ClusterError, FlinklabError, UsageError
 from flinklab.labs.base import Lab, Step
@@ -164,7 +165,7 @@ class _StepAborted(Exception):
 
 def job_durations(settings: Settings, job_ids: list[str]) -> dict[str, float | None]:
     """Each job's duration per the REST API (seconds); None for a job it did not describe."""
-    rest = FlinkRest(settings.rest_url)
+    rest = FlinkRest(resolve_rest_url(settings))  # the running cluster's endpoint, as the runner used
     durations: dict[str, float | None] = {}
     for job_id in job_ids:
         try:

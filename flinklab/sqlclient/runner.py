@@ -170,7 +170,7 @@ class SqlClient:
         global _open_clients
         _open_clients += 1
 
-    def __enter__(self) -> "SqlClient":
+    def __enter__(self) -> SqlClient:  # noqa: PYI034
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -84,7 +84,8 @@ def _tiers_distinct(files: dict[str, Rows]) -> bool:
         if user_id in tier_of:
             counts[tier_of[user_id]] += 1
             sums[tier_of[user_id]] += Decimal(amount)
-    return len(set(counts.values())) == len(TIERS) and len(set(sums.values())) == len(TIERS) and min(counts.values()) > 0
+    distinct = len(set(counts.values())) == len(TIERS) and len(set(sums.values())) == len(TIERS)
+    return distinct and min(counts.values()) > 0
 
 
 def _report_distinct(files: dict[str, Rows]) -> bool:
