@@ -4,4 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install.sh --test
+.venv/bin/ruff check flinklab tests scripts
 exec .venv/bin/python -m pytest "$@"
