@@ -327,28 +327,24 @@ class SqlSession:
         the shutdown lines (see :func:`run_invocation`). With `interactive` a query is printed as a tableau
         whatever `sql-client.execution.result-mode` says.
         """
-        result = ScriptResult(ok=True)
-        for index, statement in enumerate(split_statements(sql)):
-            out.write("\n" + _echo(statement) + "\n")
-            out.flush()
-            if listener is not None:
-                listener.statement_started(index, statement)
-            outcome = self.execute(statement, out, interactive=interactive)
-            result.statements.append(outcome)
-            if listener is not None:
-                listener.statement_finished(outcome)
-            if not outcome.ok:
-                result.ok = False
-                break
-        return result
+        return self._run_statements(sql, out, listener, echo=True, interactive=interactive)
 
     def run_init(self, sql: str, out: TextIO, *, listener: RunListener | None = None) -> ScriptResult:
         """Run an `-i` file: silently, and only statements that configure the session (as the real client)."""
+        return self._run_statements(sql, out, listener, echo=False, init=True)
+
+    def _run_statements(
+        self, sql: str, out: TextIO, listener: RunListener | None, *, echo: bool, **execute_options: bool
+    ) -> ScriptResult:
+        """Execute `sql` statement by statement, telling `listener`, stopping at the first failure."""
         result = ScriptResult(ok=True)
         for index, statement in enumerate(split_statements(sql)):
+            if echo:
+                out.write("\n" + _echo(statement) + "\n")
+                out.flush()
             if listener is not None:
                 listener.statement_started(index, statement)
-            outcome = self.execute(statement, out, init=True)
+            outcome = self.execute(statement, out, **execute_options)
             result.statements.append(outcome)
             if listener is not None:
                 listener.statement_finished(outcome)
