@@ -19,8 +19,9 @@ import io
 import json
 import os
 import re
+import threading
 import time
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
@@ -54,6 +55,11 @@ MSG_SUBMITTED = "[INFO] SQL update statement has been successfully submitted to 
 MSG_COMPLETE = "[INFO] Complete execution of the SQL update statement."
 MSG_ERROR = "[ERROR] Could not execute SQL statement. Reason:"
 MSG_SHUTDOWN = "Shutting down the session...\ndone."
+
+#: How long the result printer waits for the JVM's next output before it looks again, and at most for the JVM
+#: to stop printing after Ctrl-C.
+_POLL_SECONDS = 0.05
+_STOP_SECONDS = 5.0
 
 _SQL_EXECUTION_EXCEPTION = "org.apache.flink.table.client.gateway.SqlExecutionException"
 _OPS = "org.apache.flink.table.operations."
@@ -581,34 +587,99 @@ class SqlSession:
     def _run_query(self, result: Any, out: TextIO, outcome: StatementOutcome, started: float) -> None:
         outcome.job_id = _job_id(result)
         columns = self._columns(result)
-        rows = self._changes(result)
-        count = 0
+        styles = self._jvm.org.apache.flink.table.utils.print.PrintStyle
+        schema, converter, width = result.getResolvedSchema(), result.getRowDataToStringConverter(), self._max_width()
+        rows_iter = result.collectInternal()
         try:
             if self.streaming:
-                table = tableau.StreamingTableau(columns, self._max_width())
-                _write_lines(out, table.header())
-                out.flush()
+                table = tableau.StreamingTableau(columns, width)
+                style = styles.tableauWithTypeInferredColumnWidths(schema, converter, width, False, True)
+                lines = 0
+
+                def emit(text: str) -> None:
+                    nonlocal lines
+                    out.write(text)
+                    out.flush()
+                    lines += text.count("\n")
+
                 try:
-                    for kind, cells in rows:
-                        out.write(table.row(kind, cells) + "\n")
-                        out.flush()
-                        count += 1
+                    table.count, _ = self._print_in_jvm(style, rows_iter, emit)
                 except KeyboardInterrupt:
-                    term = "rows" if count > 1 else "row"
-                    out.write(f"Query terminated, received a total of {count} {term}\n")
+                    count = max(lines - 3, 0)  # every line after the 3 header lines is a row
+                    out.write(f"Query terminated, received a total of {count} {'rows' if count > 1 else 'row'}\n")
                     raise
+                # printTable's closing border is dropped: the footer puts it back only after a row, as the client
                 _write_lines(out, table.footer(self._time_cost(started)))
+                outcome.rows = table.count
             else:
-                batch = [cells for _, cells in rows]
-                count = len(batch)
-                names = [c.name for c in columns]
+                style = styles.tableauWithDataInferredColumnWidths(schema, converter, width, False, False)
+                chunks: list[str] = []
+                count, border = self._print_in_jvm(style, rows_iter, chunks.append)
                 seconds = self._time_cost(started)
-                _write_lines(
-                    out, tableau.render_batch(names, batch, max_width=self._max_width(), seconds=seconds)
-                )
+                if count:  # an empty batch result is only its footer (no header)
+                    out.write("".join(chunks) + border)
+                _write_lines(out, [tableau.batch_footer(count, seconds)])
+                outcome.rows = count
         finally:
-            rows.close()
-        outcome.rows = count
+            # closing cancels an unfinished job; after a failure it may fail again, and the first error counts
+            with contextlib.suppress(Exception):
+                rows_iter.close()
+
+    def _print_in_jvm(self, style: Any, rows_iter: Any, emit: Callable[[str], None]) -> tuple[int, str]:
+        """Flink's `TableauStyle.printTable` over `rows_iter`, run in the JVM: (rows, its closing border line).
+
+        A py4j round trip per row (hasNext, next, row kind, convert) caps a result at ~1k rows/s, so the JVM
+        prints the tableau itself into a StringBuffer, from a helper thread's own py4j connection, while this
+        thread hands the buffer's complete lines to `emit` as they come: all but the last one (the closing
+        border), which is returned. Raises what the JVM raised, after emitting the rows printed before.
+        """
+        jvm = self._jvm
+        writer = jvm.java.io.StringWriter()
+        buffer = writer.getBuffer()  # a StringBuffer: synchronized calls, safe to read while the JVM appends
+        done: dict[str, Any] = {}
+
+        def print_table() -> None:
+            try:
+                done["count"] = int(style.printTable(rows_iter, jvm.java.io.PrintWriter(writer)))
+            except BaseException as exc:  # noqa: BLE001 - handed over to the caller's thread
+                done["error"] = exc
+
+        def drain() -> str:
+            size = int(buffer.length())
+            if size == 0:
+                return ""
+            text = str(buffer.substring(0, size))
+            buffer.delete(0, size)  # the JVM only appends, so the first `size` chars are exactly what was read
+            return text
+
+        thread = threading.Thread(target=print_table, name="flinklab-tableau", daemon=True)
+        thread.start()
+        held = ""  # not emitted yet: the last complete line and an incomplete one after it
+        try:
+            while True:
+                finished = not thread.is_alive()  # checked before draining: nothing arrives after that drain
+                chunk = drain()
+                if chunk:
+                    held += chunk
+                    end = held.rfind("\n")  # the end of the last complete line
+                    start = held.rfind("\n", 0, end) if end > 0 else -1
+                    if start >= 0:
+                        emit(held[: start + 1])
+                        held = held[start + 1 :]
+                if finished:
+                    break
+                if not chunk:
+                    thread.join(_POLL_SECONDS)
+        except KeyboardInterrupt:
+            with contextlib.suppress(Exception):
+                rows_iter.close()  # cancels the job, so the JVM's printTable returns
+            thread.join(_STOP_SECONDS)
+            raise
+        if "error" in done:
+            if held:
+                emit(held if held.endswith("\n") else held + "\n")
+            raise done["error"]
+        return int(done["count"]), held
 
     def _changes(self, result: Any) -> Generator[tuple[str, list[str]], None, None]:
         """(row kind, Flink's cell texts) per result row, as they arrive; closing it cancels an unfinished job."""
