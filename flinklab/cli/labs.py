@@ -24,8 +24,9 @@ from flinklab.grading.render import render_report, write_json, write_junit
 from flinklab.labs import available_labs, get_lab
 from flinklab.labs.base import Lab, Step
 from flinklab.labs.fixtures_io import write_fixtures
-from flinklab.labs.runner import LabRun, RunProgress, StepRun, run_lab
+from flinklab.labs.runner import LabRun, RunProgress, StepRun, run_lab, select_steps
 from flinklab.settings import Settings
+from flinklab.text import first_line
 
 fixtures_app = typer.Typer(help="The labs' generated data.", no_args_is_help=True)
 app.add_typer(fixtures_app, name="fixtures")
@@ -86,8 +87,7 @@ class LiveProgress(RunProgress):
         self._refresh()
 
     def statement_started(self, step: Step, index: int, statement: str) -> None:
-        first = next((line.strip() for line in statement.splitlines() if line.strip()), "")
-        self.state[step.id]["current"] = f"#{index + 1} {first[:50]}"
+        self.state[step.id]["current"] = f"#{index + 1} {first_line(statement)[:50]}"
         self._refresh()
 
     def statement_finished(self, step: Step, outcome: Any) -> None:
@@ -170,7 +170,7 @@ def run_command(
     """Run a lab's steps like `sql-client.sh -i ddl.sql -f STEP.sql > STEP.out`, then write report.json."""
     settings = settings_from(workspace_root=workspace, data_dir=data_dir)
     the_lab = get_lab(lab)
-    steps = [the_lab.step(only)] if only else list(the_lab.steps)
+    steps = select_steps(the_lab, only)
     with LiveProgress(settings, steps) as progress:
         run = run_lab(settings, the_lab, solution=solution, only=only, progress=progress)
     render_run(run, settings)

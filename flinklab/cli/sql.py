@@ -15,6 +15,7 @@ import typer
 
 from flinklab.cli.app import command, err_console, friendly, settings_from
 from flinklab.errors import ExitStatus, UsageError
+from flinklab.sqlclient.sqlfiles import read_sql
 
 INIT_OPT = typer.Option(
     None, "-i", "--init", metavar="FILE", help="SQL run first to set up the session (DDL, SET). Repeatable."
@@ -38,9 +39,10 @@ def run_sql(
     init: list[Path], file: Path | None, defines: dict[str, str], *, stdin: TextIO, out: TextIO
 ) -> ExitStatus:
     """Check the inputs, start the runner JVM, run one invocation, and say how it went."""
+    # Read once here so a bad path fails before stdin is read and the JVM starts (and before a missing cluster
+    # would hide it); the runner reads the files again, which costs little for SQL scripts.
     for path in [*init, *([file] if file is not None else [])]:
-        if not path.is_file():
-            raise UsageError(f"SQL file {path} does not exist.", "Check the path given to -i/-f.")
+        read_sql(path)
     script_text = None
     if file is None:
         if stdin.isatty():

@@ -19,6 +19,7 @@ from flinklab.errors import ClusterError, FlinklabError, UsageError
 from flinklab.labs.base import Lab, Step
 from flinklab.labs.solution import InstallResult, install_solution, write_keeping_backup
 from flinklab.settings import Settings
+from flinklab.text import first_line
 
 if TYPE_CHECKING:  # the runner module pulls in PyFlink; import it only when a run happens
     from flinklab.sqlclient.runner import SqlClient
@@ -101,14 +102,8 @@ class _StepListener:
         self.progress.statement_finished(self.step, outcome)
 
 
-def _first_line(text: str | None) -> str:
-    for line in (text or "").splitlines():
-        if line.strip():
-            return line.strip()
-    return ""
-
-
-def _select_steps(lab: Lab, only: str | None) -> list[Step]:
+def select_steps(lab: Lab, only: str | None) -> list[Step]:
+    """The steps a run covers: just `only` (an unknown id is a UsageError), else all of them."""
     return [lab.step(only)] if only else list(lab.steps)
 
 
@@ -146,7 +141,7 @@ def run_step(client: SqlClient, lab: Lab, step: Step, workspace: Path, progress:
     run.job_ids = list(result.job_ids)
     run.statements_ok = bool(result.ok)
     failing = next((s for s in result.statements if not s.ok), None)
-    run.error = _first_line(failing.error) if failing is not None else ""
+    run.error = first_line(failing.error) if failing is not None else ""
     if step.expect_error:
         run.ok = not result.ok
         if result.ok:
@@ -209,7 +204,7 @@ def run_lab(
     `client` if given (left open), else one created here and closed at the end.
     """
     progress = progress or RunProgress()
-    steps = _select_steps(lab, only)
+    steps = select_steps(lab, only)
     workspace = settings.workspace(lab.name)
     run = LabRun(lab=lab, workspace=workspace, solution=solution)
     started = time.monotonic()

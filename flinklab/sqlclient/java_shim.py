@@ -27,6 +27,7 @@ from pathlib import Path
 from flinklab.cluster.base import read_record
 from flinklab.errors import FlinklabError
 from flinklab.settings import Settings
+from flinklab.text import first_line
 
 SHIM_DIR = "java-shim"
 #: Labels on the runner's container: `docker ps --filter label=io.flinklab.client=sql-client` finds it. Not the
@@ -88,10 +89,6 @@ def docker_cli(env: Mapping[str, str] | None = None) -> str | None:
 
 def _docker(docker: str, *args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
     return subprocess.run([docker, *args], capture_output=True, text=True, timeout=timeout, check=False)
-
-
-def _first_line(text: str) -> str:
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
 def client_image(settings: Settings) -> str:
@@ -205,7 +202,7 @@ def gateway_java_home(settings: Settings, env: Mapping[str, str] | None = None) 
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise FlinklabError(f"No Java to run the SQL runner, and docker fails ({exc}).", _NO_JAVA_HINT) from None
     if version.returncode != 0:
-        why = _first_line(version.stderr) or f"exit status {version.returncode}"
+        why = first_line(version.stderr) or f"exit status {version.returncode}"
         raise FlinklabError(f"No Java to run the SQL runner, and the Docker engine does not answer ({why}).",
                             _NO_JAVA_HINT)
     image = client_image(settings)

@@ -29,12 +29,14 @@ from urllib.parse import urlparse
 
 from flinklab.cluster.base import resolve_rest_url
 from flinklab.cluster.rest import FlinkRest
-from flinklab.errors import FlinklabError, NoClusterError, UsageError
+from flinklab.errors import FlinklabError, NoClusterError
 from flinklab.settings import Settings
 from flinklab.sqlclient import tableau
 from flinklab.sqlclient.errors import error_reason
 from flinklab.sqlclient.java_shim import gateway_java_home
 from flinklab.sqlclient.splitter import split_statements, strip_comments
+from flinklab.sqlclient.sqlfiles import read_sql
+from flinklab.text import first_line
 
 if TYPE_CHECKING:
     from py4j.java_gateway import JavaGateway
@@ -143,7 +145,7 @@ def _launch_gateway(settings: Settings) -> JavaGateway:
         return java_gateway.get_gateway()
     except RuntimeError as exc:  # "Java gateway process exited before sending its port number.\nStderr:..."
         where = "in its container" if java_home is not None else "on this host"
-        why = next((line.strip() for line in str(exc).splitlines()[2:] if line.strip()), "no reason printed")
+        why = first_line("\n".join(str(exc).splitlines()[2:])) or "no reason printed"
         raise FlinklabError(f"The SQL runner's JVM did not start {where}: {why}",
                             f"Client logs: {os.environ.get('FLINK_LOG_DIR', settings.state_dir)}") from None
     finally:
@@ -782,17 +784,6 @@ def _guess_kind(statement: str) -> str:
     return "other"
 
 
-def _read_sql(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"SQL file {path} does not exist.", "Check the path given to -i/-f.") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path} is a directory, not a SQL file.") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"Cannot read SQL file {path}: {exc}") from None
-
-
 def run_invocation(
     client: SqlClient,
     out: TextIO,
@@ -809,8 +800,8 @@ def run_invocation(
     queries print as tableaux whatever the result mode. Raises UsageError for an unreadable file and
     NoClusterError when no cluster answers (before starting, or after a statement failed because it went away).
     """
-    init_sql = [(Path(p), _read_sql(Path(p))) for p in init_files]
-    script = _read_sql(Path(script_file)) if script_file is not None else (script_text or "")
+    init_sql = [(Path(p), read_sql(Path(p))) for p in init_files]
+    script = read_sql(Path(script_file)) if script_file is not None else (script_text or "")
     client.check_cluster()
     session = client.new_session(defines)
     total = ScriptResult(ok=True)
