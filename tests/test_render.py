@@ -206,7 +206,9 @@ def test_plan_reader(tmp_path: Path):
 
 
 def cli_env(settings) -> dict[str, str]:
+    """Environment for a CLI run that touches only the test's temporary dirs (HOME included)."""
     return {
+        "HOME": str(settings.state_dir.parent / "home"),
         "FLINKLAB_WORKSPACE": str(settings.workspace_root),
         "FLINKLAB_DATA_DIR": str(settings.data_dir),
         "FLINKLAB_STATE_DIR": str(settings.state_dir),
@@ -258,4 +260,5 @@ def test_cli_fixtures_generate(tmp_settings, tmp_path, tiny_registered):
     lines = (tmp_path / "fx" / "tiny_a.csv").read_text().splitlines()
     assert len(lines) == 6 and lines[0].startswith("k3-0,")
     result = CliRunner().invoke(app, ["fixtures", "generate", "--scale", "0"], env=cli_env(tmp_settings))
-    assert result.exit_code != 0
+    assert result.exit_code == 2, result.output
+    assert result.output.strip() == "error: --scale must be 1 or more, not 0.", result.output

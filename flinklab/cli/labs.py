@@ -209,7 +209,8 @@ def fixtures_generate(
         Optional[int], typer.Option("--seed", help="Random seed (default: each lab's own).")
     ] = None,
     scale: Annotated[
-        int, typer.Option("--scale", min=1, help="Multiply the volume; every case the lab relies on stays.")
+        # no typer `min=1`: its multi-line usage box would pre-empt write_fixtures' one-line error
+        int, typer.Option("--scale", help="Multiply the volume (1 or more); every case the lab relies on stays.")
     ] = 1,
     out: Annotated[
         Optional[Path], typer.Option("--out", help="Output dir (default: the project's fixtures/).")
