@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import shutil
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
 from flinklab.errors import UsageError
 from flinklab.grading.checks import CheckResult
+from flinklab.grading.outputs import format_number
 from flinklab.labs.base import GradingContext
 from flinklab.labs.windows import LAB
 from flinklab.labs.windows import reference as ref
@@ -169,7 +171,15 @@ def test_tied_data_is_detected_and_named(tmp_path: Path, workspace: Path):
     name = "top_shops: the 2 shops with the most revenue per 10-minute window"
     assert name in failures
     assert "tie" in failures[name].message and FILE in failures[name].message
+    assert "D, E at 629.87 in [2024-01-15 09:00:00.000, 2024-01-15 09:10:00.000)" in failures[name].message
     assert "ties broken by chance" in failures[name].hint
+
+
+def test_tie_values_keep_the_printed_scale():
+    # a tie's revenue (a sum of DECIMAL(10, 2) amounts) is quoted with the scale the table printed, not trimmed
+    assert format_number(Decimal("120.00"), keep_zeros=True) == "120.00"
+    assert format_number(Decimal("120.00")) == "120"
+    assert format_number(None, keep_zeros=True) == "NULL"
 
 
 def test_batch_mode_table_fails_insert_only(workspace: Path):

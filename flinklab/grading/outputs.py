@@ -61,13 +61,22 @@ def read_step(workspace: Path, out_file: str) -> StepOutput:
     return StepOutput(out_file, table=parsed.table, parsed=parsed)
 
 
-def format_number(value: Any) -> str:
+def format_number(value: Any, *, keep_zeros: bool = False) -> str:
     """A number for a message: a Decimal without exponent, whole numbers without trailing zeros (`120.00` ->
-    `120`, `0.50` stays); None as NULL, anything else as its str."""
+    `120`, `0.50` stays; with `keep_zeros` `120.00` stays too, as the table printed it); None as NULL, anything
+    else as its str."""
     number = as_decimal(value)
     if number is None:
         return "NULL" if value is None else str(value)
-    return format(number.normalize() if number == number.to_integral_value() else number, "f")
+    if keep_zeros or number != number.to_integral_value():
+        return format(number, "f")
+    return format(number.normalize(), "f")
+
+
+def run_hint(lab: str, step: str) -> str:
+    """The hint for a step whose output is missing: how to run it by hand, or with flinklab."""
+    return (f"Run the {step} step: `sql-client.sh -i ddl.sql -f {step}.sql > {step}.out 2>&1` in the workspace "
+            f"(or `flinklab run {lab} --only {step}`).")
 
 
 class StepChecks:

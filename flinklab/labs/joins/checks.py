@@ -15,7 +15,7 @@ from typing import Any
 from flinklab.errors import UsageError
 from flinklab.grading.changelog import final_rows, fold_by_key
 from flinklab.grading.checks import CheckResult, failed, passed
-from flinklab.grading.outputs import StepChecks, format_number, read_step
+from flinklab.grading.outputs import StepChecks, format_number, read_step, run_hint
 from flinklab.grading.parse import ResultTable
 from flinklab.grading.plans import Plan, PlanError, load_plan, state_entries
 from flinklab.grading.report_checks import report_field_checks
@@ -29,11 +29,6 @@ TOLERANCE = Decimal("0.01")
 PLAN_FILES = {"regular": "regular-plan.json", "interval": "interval-plan.json", "temporal": "temporal-plan.json"}
 
 
-def _run_hint(step: str) -> str:
-    return (f"Run the {step} step: `sql-client.sh -i ddl.sql -f {step}.sql > {step}.out 2>&1` in the workspace "
-            f"(or `flinklab run joins --only {step}`).")
-
-
 def _end(text: str) -> str:
     """A sentence end that does not double the dot after an ellipsis."""
     return text if text.endswith(".") else text + "."
@@ -45,7 +40,7 @@ class _Step(StepChecks):
     def __init__(self, ctx: GradingContext, step: str, columns: tuple[str, ...]):
         out = read_step(ctx.workspace, f"{step}.out")
         if not out.ok:
-            hint = _run_hint(step) if out.missing else f"Fix {step}.sql and run the step again."
+            hint = run_hint("joins", step) if out.missing else f"Fix {step}.sql and run the step again."
             super().__init__(out, step, columns, out.error + ".", hint)
             return
         if out.table is not None and not out.table.columns and not out.table.rows:
@@ -347,7 +342,7 @@ def _plan_check(ctx: GradingContext, which: str, points: float,
     try:
         plan = load_plan(ctx.workspace / file)
     except PlanError as exc:
-        return failed(name, points, str(exc), exc.hint or _run_hint("plans"), step="plans")
+        return failed(name, points, str(exc), exc.hint or run_hint("joins", "plans"), step="plans")
     problem, hint = judge(plan)
     if not problem:
         return passed(name, points, step="plans")
@@ -437,7 +432,7 @@ def _stale_plans_check(ctx: GradingContext) -> CheckResult:
     if "Cannot overwrite the plan file" in plans_out:
         hint = "plans.out shows 'Cannot overwrite the plan file': " + hint
     if any("does not exist" in p for p in problems) and len(problems) == sum("does not exist" in p for p in problems):
-        hint = _run_hint("plans")
+        hint = run_hint("joins", "plans")
     return failed(name, 1, "expected each plan newer than ddl.sql/plans.sql and compiled by Flink "
                   f"{want}; found {'; '.join(problems)}.", hint, step="plans")
 

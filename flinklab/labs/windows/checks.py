@@ -15,9 +15,9 @@ from typing import Any
 from flinklab.errors import UsageError
 from flinklab.grading.changelog import final_rows
 from flinklab.grading.checks import CheckResult, failed, passed
-from flinklab.grading.outputs import StepChecks, error_line, read_step
+from flinklab.grading.outputs import StepChecks, error_line, format_number, read_step, run_hint
 from flinklab.grading.report_checks import report_field_checks
-from flinklab.grading.values import RowDiff, as_decimal, as_int, as_timestamp, compare_rows
+from flinklab.grading.values import RowDiff, as_int, as_timestamp, compare_rows
 from flinklab.labs.base import GradingContext
 from flinklab.labs.windows import reference as ref
 from flinklab.labs.windows.fixtures import FILE
@@ -63,20 +63,8 @@ TOPN_PARTITION_HINT = (
 )
 
 
-def _run_hint(step: str) -> str:
-    return (f"Run the {step} step: `sql-client.sh -i ddl.sql -f {step}.sql > {step}.out 2>&1` in the workspace "
-            f"(or `flinklab run windows --only {step}`).")
-
-
 def _ts(ms: int) -> str:
     return ref.fmt_ms(ms)
-
-
-def _n(value: Any) -> str:
-    number = as_decimal(value)
-    if number is None:
-        return "NULL" if value is None else str(value)
-    return format(number, "f")
 
 
 def _minutes(ms: int) -> str:
@@ -92,7 +80,7 @@ class _Output(StepChecks):
         if not out.ok:
             problem = f"expected the {step} result in {step}.out; {out.error}."
             if out.missing:
-                hint = _run_hint(step)
+                hint = run_hint("windows", step)
             else:
                 reason = "\n".join(out.errors)
                 hint = (error_hint(reason) if error_hint else "") or _error_hint(step, reason)
@@ -243,7 +231,7 @@ def _hop_reversed_check(ctx: GradingContext) -> CheckResult:
     step = "hop_reversed"
     out = read_step(ctx.workspace, "hop_reversed.out")
     if out.missing:
-        return failed(name, 1, "hop_reversed.out does not exist.", _run_hint(step), step=step)
+        return failed(name, 1, "hop_reversed.out does not exist.", run_hint("windows", step), step=step)
     reasons = out.errors
     if any("integral multiple of slide" in r for r in reasons):
         return passed(name, 1, step=step)
@@ -318,8 +306,10 @@ def _session_checks(ctx: GradingContext, orders: list[ref.Order]) -> list[CheckR
 
 
 def _ties_problem(ties: list[ref.Tie], what: str, csv_path: Path) -> str:
-    shown = "; ".join(f"{', '.join(t.keys)} at {_n(t.value)} in [{_ts(t.window[0])}, {_ts(t.window[1])})"
-                      for t in ties[:3])
+    shown = "; ".join(
+        f"{', '.join(t.keys)} at {format_number(t.value, keep_zeros=True)} in [{_ts(t.window[0])}, {_ts(t.window[1])})"
+        for t in ties[:3]
+    )
     return (f"the data has {len(ties)} tie(s) in {what} that decide the Top-N answer ({shown}"
             f"{'; ...' if len(ties) > 3 else ''}): {csv_path.name} is not the lab's data")
 
