@@ -1,8 +1,9 @@
-"""Fold changelogs into final rows.
+"""Fold a printed changelog into the rows that remain at its end.
 
-CONTRACT (implemented by the grading-machinery work):
-- final_rows(table): multiset semantics: +I/+U add the row; -U/-D remove one equal row. Batch tables: rows as is.
-- fold_by_key(table, key): last +I/+U per key wins; -D removes the key (the lab's "last +I/+U is the final value").
+`final_rows` treats the table as a multiset: `+I`/`+U` add a row, `-U`/`-D` remove the most recent equal row (a
+retraction of a row never added is ignored); a batch table (no op column) is already final. `fold_by_key` keeps
+one row per key: the last `+I`/`+U` wins, `-D` removes the key, `-U` is ignored (the labs' "the last +I/+U is the
+final value").
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Parse saved sql-client output: the real client's and this project's runner's.
 
-CONTRACT (implemented by the grading-machinery work; lab modules rely on exactly this API):
-- Real client quirks: `[INFO]`/`[ERROR]`/`[WARNING]` lines, `Flink SQL> ` prompts with the statement echo glued
-  before a table border, footers `N rows in set (x.xx seconds)`, `Empty set`, `Received a total of N rows`,
-  `<NULL>`, CRLF, truncated output (no footer).
+`parse_output` returns every result table (header, cells with `<NULL>` as None, the streaming op column, the
+footer's row count or None when the output was cut short), the `[ERROR]` reasons, the `[INFO]`/`[WARNING]` lines
+and the submitted job ids. It understands the client's footers (`N rows in set (x.xx seconds)`, `Empty set`,
+`Received a total of N rows`), `Flink SQL> ` prompts and CRLF line ends.
 
 The parser reads line by line but never assumes a token starts a line: the real client glues the statement echo
 onto the first border (`> SELECT COUNT(*)+-----+`) and onto `[ERROR]` (`Flink SQL> SELECT 1[ERROR] ...`).
@@ -64,7 +64,6 @@ class ParsedOutput:
     tables: list[ResultTable] = field(default_factory=list)  # in output order; `Empty set` is a table with 0 rows
     errors: list[str] = field(default_factory=list)  # the reason text after `[ERROR] Could not execute SQL statement.`
     infos: list[str] = field(default_factory=list)  # text of `[INFO] ...` lines
-    # Additions beyond the contract (defaults keep it compatible):
     warnings: list[str] = field(default_factory=list)  # text of `[WARNING] ...` lines
     job_ids: list[str] = field(default_factory=list)  # `Job ID: <hex>` lines (INSERT submissions), in order
 

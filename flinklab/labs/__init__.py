@@ -9,12 +9,11 @@ from pathlib import Path
 from flinklab.errors import UsageError
 from flinklab.labs.base import Lab
 
-_SHARED = {"base", "runner", "provision", "solution", "report"}
-
 
 def available_labs() -> list[str]:
+    """The lab names: every subpackage here (the shared machinery is plain modules: base, runner, ...)."""
     here = Path(__file__).parent
-    return sorted(m.name for m in pkgutil.iter_modules([str(here)]) if m.ispkg and m.name not in _SHARED)
+    return sorted(m.name for m in pkgutil.iter_modules([str(here)]) if m.ispkg)
 
 
 def get_lab(name: str) -> Lab:

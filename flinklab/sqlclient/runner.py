@@ -168,7 +168,8 @@ class SqlClient:
         self.settings = settings
         self.rest_url = (rest_url or resolve_rest_url(settings)).rstrip("/")
         self.rest = FlinkRest(self.rest_url)
-        self.check_cluster()
+        self.check_cluster()  # before the JVM starts: no cluster is one line, not seconds of launching first
+        self._startup_check_unused = True  # the first invocation relies on this check instead of repeating it
         parsed = urlparse(self.rest_url)
         self.rest_host = parsed.hostname or "127.0.0.1"
         self.rest_port = parsed.port or 8081
@@ -194,6 +195,13 @@ class SqlClient:
         """Raise NoClusterError (one line) unless the cluster's REST endpoint answers."""
         if not self.rest.is_up():
             raise NoClusterError(self.rest_url)
+
+    def check_cluster_for_invocation(self) -> None:
+        """:meth:`check_cluster` once per invocation: the first one uses the check made at start-up."""
+        if self._startup_check_unused:
+            self._startup_check_unused = False
+            return
+        self.check_cluster()
 
     def new_session(self, conf: Mapping[str, str] | None = None) -> SqlSession:
         """A fresh session: an empty in-memory catalog and `conf` (like `-D k=v`) as its defaults."""
@@ -366,12 +374,11 @@ class SqlSession:
     ) -> StatementOutcome:
         """Execute one statement and print its result (or the `[ERROR]` block) to `out`."""
         started = time.monotonic()
-        outcome = StatementOutcome(
-            statement=statement, kind=_guess_kind(statement), ok=True, job_id=None, seconds=0.0
-        )
+        bare = strip_comments(statement)
+        outcome = StatementOutcome(statement=statement, kind=_guess_kind(bare), ok=True, job_id=None, seconds=0.0)
         sink = io.StringIO() if init else out
         try:
-            self._execute(statement, sink, outcome, started, interactive=interactive, init=init)
+            self._execute(statement, bare, sink, outcome, started, interactive=interactive, init=init)
         except KeyboardInterrupt:
             raise
         except Exception as exc:  # noqa: BLE001 - every failure becomes the client's [ERROR] block
@@ -392,6 +399,7 @@ class SqlSession:
     def _execute(
         self,
         statement: str,
+        bare: str,
         out: TextIO,
         outcome: StatementOutcome,
         started: float,
@@ -399,8 +407,7 @@ class SqlSession:
         interactive: bool,
         init: bool,
     ) -> None:
-        bare = strip_comments(statement)
-        if self._try_set_or_reset(bare, out, outcome):
+        if self._try_set_or_reset(bare, out, outcome):  # `bare`: the statement without its comments
             return
         tenv = self._env()
         operation = self._parse_one(tenv, statement)
@@ -775,9 +782,10 @@ _KIND_WORDS = [
 ]
 
 
-def _guess_kind(statement: str) -> str:
-    """The kind from the leading keywords, for statements Flink could not parse."""
-    words = " ".join(strip_comments(statement).upper().split())
+def _guess_kind(bare: str) -> str:
+    """The kind from the leading keywords of a statement without comments, for statements Flink could not parse
+    (a SET or RESET that is not one of the forms handled here reaches Flink's parser and may keep this kind)."""
+    words = " ".join(bare.upper().split())
     for prefix, kind in _KIND_WORDS:
         if words == prefix or words.startswith((prefix + " ", prefix + "(")):
             return kind
@@ -802,7 +810,7 @@ def run_invocation(
     """
     init_sql = [(Path(p), read_sql(Path(p))) for p in init_files]
     script = read_sql(Path(script_file)) if script_file is not None else (script_text or "")
-    client.check_cluster()
+    client.check_cluster_for_invocation()
     session = client.new_session(defines)
     total = ScriptResult(ok=True)
 

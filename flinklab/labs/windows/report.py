@@ -12,19 +12,6 @@ from flinklab.grading.changelog import final_rows
 from flinklab.grading.outputs import read_step
 from flinklab.grading.values import as_int, as_timestamp
 
-REPORT_FIELDS = (
-    "orders",
-    "tumble_windows",
-    "hop_windows",
-    "hop_orders_total",
-    "cumulate_windows",
-    "cumulate_windows_per_start",
-    "sessions",
-    "longest_session_s",
-    "top_shops_rows",
-    "top_orders_rows",
-)
-
 #: Which saved output each report field is read from (for messages and for the report's own gaps).
 FIELD_SOURCES = {
     "orders": "tumble",
@@ -38,6 +25,9 @@ FIELD_SOURCES = {
     "top_shops_rows": "top_shops",
     "top_orders_rows": "top_orders",
 }
+
+#: The report's fields, in the order the report lists them.
+REPORT_FIELDS = tuple(FIELD_SOURCES)
 
 
 def _seconds_between(start: str | None, end: str | None) -> int | None:
