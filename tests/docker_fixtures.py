@@ -7,10 +7,10 @@ its debootstrap root under /var/tmp so it survives test sessions) and every clus
 from __future__ import annotations
 
 import os
-import socket
 from pathlib import Path
 
 import pytest
+from conftest import free_port
 
 from flinklab.settings import PROJECT_ROOT, Settings
 
@@ -48,12 +48,6 @@ def standin_image(docker_client) -> str:
 
     env = dict(os.environ, FLINKLAB_CACHE_DIR=str(IMAGE_CACHE))
     return build_offline_image(PROJECT_ROOT, env=env).tag
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def docker_settings(root: Path, image: str, **overrides: object) -> Settings:

@@ -4,27 +4,33 @@ from __future__ import annotations
 
 import json
 import socket
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
+import typer.main
+from conftest import free_port
 from typer.testing import CliRunner
 
 from flinklab.cli import app
 from flinklab.cli.cluster import down_app, up_app
-from flinklab.cluster.base import ClusterRecord, read_record, write_record
-from flinklab.cluster.local import LocalBackend, parse_java_major, select_components
+from flinklab.cluster import select
+from flinklab.cluster.base import (
+    ClusterRecord,
+    RecordUnreadable,
+    read_record,
+    record_path,
+    select_components,
+    write_record,
+)
+from flinklab.cluster.docker import DockerBackend, _component
+from flinklab.cluster.local import LocalBackend, parse_java_major
 from flinklab.cluster.select import backend_for, recorded_backend
-from flinklab.errors import UsageError
+from flinklab.errors import ClusterError, UsageError
 from flinklab.labs.provision import provision_data
 from flinklab.settings import Settings
 
 runner = CliRunner()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -56,7 +62,16 @@ def test_help_of_each_command(argv: list[str], words: list[str]) -> None:
         assert word in result.output
 
 
+def _options(command) -> set[str]:
+    return {opt for param in command.params for opt in param.opts}
+
+
 def test_flink_up_and_flink_down_apps_have_the_same_options() -> None:
+    commands = typer.main.get_command(app).commands
+    up_options = _options(typer.main.get_command(up_app))
+    assert up_options == _options(commands["up"])
+    assert {"--backend", "--taskmanagers", "--slots", "--port", "--data-dir", "--workspace"} <= up_options
+    assert _options(typer.main.get_command(down_app)) == _options(commands["down"])
     up = runner.invoke(up_app, ["--help"], prog_name="flink-up")
     assert up.exit_code == 0 and "--taskmanagers" in up.output and "--port" in up.output
     down = runner.invoke(down_app, ["--help"], prog_name="flink-down")
@@ -175,20 +190,186 @@ def test_parse_java_major(text: str, major: int | None) -> None:
     assert parse_java_major(text) == major
 
 
-def test_backend_selection(env: dict) -> None:
+def _record(settings: Settings, backend: str) -> ClusterRecord:
+    return ClusterRecord(backend=backend, rest_host="127.0.0.1", rest_port=settings.rest_port, taskmanagers=1,
+                         slots=4, flink_version="2.2.1", data_dir="", workspace_root="")
+
+
+def _docker_seam(monkeypatch: pytest.MonkeyPatch, answer: tuple[bool, str] | Exception) -> list[Settings]:
+    """Replace our `_docker_class` seam with the real DockerBackend whose `usable` answers `answer` (no engine)."""
+    asked: list[Settings] = []
+
+    class Docker(DockerBackend):
+        @classmethod
+        def usable(cls, settings: Settings) -> tuple[bool, str]:
+            asked.append(settings)
+            if isinstance(answer, Exception):
+                raise answer
+            return answer
+
+    monkeypatch.setattr(select, "_docker_class", lambda: Docker)
+    return asked
+
+
+def test_backend_selection_explicit(env: dict, monkeypatch: pytest.MonkeyPatch) -> None:
     settings = Settings.from_env(env)
+    asked = _docker_seam(monkeypatch, (True, "the engine answers"))
     backend, reason = backend_for(settings.with_overrides(backend="local"))
-    assert backend.name == "local" and "--backend local" in reason
-    backend, reason = backend_for(settings)  # auto: docker if usable, else local with the reason
-    assert backend.name in ("local", "docker") and reason
-    assert recorded_backend(settings) is None
-    write_record(settings, ClusterRecord(
-        backend="local", rest_host="127.0.0.1", rest_port=settings.rest_port, taskmanagers=1, slots=4,
-        flink_version="2.2.1", data_dir="", workspace_root="",
-    ))
+    assert type(backend) is LocalBackend and reason == "--backend local was asked for"
+    backend, reason = backend_for(settings.with_overrides(backend="docker"))
+    assert isinstance(backend, DockerBackend) and reason == "--backend docker was asked for"
+    write_record(settings, _record(settings, "docker"))  # explicit wins over the record, too
+    backend, reason = backend_for(settings.with_overrides(backend="local"))
+    assert type(backend) is LocalBackend and reason == "--backend local was asked for"
+    assert asked == []  # explicit choices never probe the engine
+
+
+@pytest.mark.parametrize(
+    ("answer", "chosen", "reason"),
+    [
+        ((True, "the Docker engine answers and flink:x is present"), "docker",
+         "the Docker engine answers and flink:x is present"),
+        ((False, "The Docker engine does not answer (refused)."), "local",
+         "The Docker engine does not answer (refused)."),
+        (RuntimeError("engine exploded"), "local", "docker check failed: engine exploded"),
+    ],
+)
+def test_backend_selection_auto(env: dict, monkeypatch: pytest.MonkeyPatch, answer, chosen: str, reason: str) -> None:
+    settings = Settings.from_env(env)
+    assert settings.backend == "auto"
+    asked = _docker_seam(monkeypatch, answer)
+    backend, why = backend_for(settings)
+    assert (backend.name, why) == (chosen, reason)
+    assert asked == [settings]
+
+
+def test_backend_selection_without_the_docker_backend(env: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(select, "_docker_class", lambda: None)
+    settings = Settings.from_env(env)
     backend, reason = backend_for(settings)
-    assert isinstance(backend, LocalBackend) and "recorded" in reason
-    assert isinstance(recorded_backend(settings), LocalBackend)
+    assert type(backend) is LocalBackend and reason == "the docker backend is not installed"
+    with pytest.raises(ClusterError, match="docker backend is not available"):
+        backend_for(settings.with_overrides(backend="docker"))
+
+
+@pytest.mark.parametrize("recorded", ["local", "docker"])
+def test_backend_selection_follows_the_record(env: dict, monkeypatch: pytest.MonkeyPatch, recorded: str) -> None:
+    settings = Settings.from_env(env)
+    asked = _docker_seam(monkeypatch, (recorded == "docker", "engine"))
+    assert recorded_backend(settings) is None
+    write_record(settings, _record(settings, recorded))
+    backend, reason = backend_for(settings)
+    assert backend.name == recorded and reason == f"a {recorded} cluster is recorded in {settings.state_dir}"
+    assert recorded_backend(settings).name == recorded
+    assert asked == []  # the record decides; the engine is not probed
+
+
+# ------------------------------------------------------------------------- an unreadable cluster record
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("[]", "a JSON list, not an object"),
+        ('{"backend": "local"}', "missing"),
+        ("{not json", "Expecting property name"),
+        ("OLD", "unknown cluster_id"),
+        ("PORT", "wrong type of rest_port"),
+    ],
+)
+def test_unreadable_record_is_a_clear_error(env: dict, text: str, why: str) -> None:
+    settings = Settings.from_env(env)
+    good = asdict(_record(settings, "local"))
+    if text == "OLD":  # an older/newer version's record: a field this version does not know
+        text = json.dumps({**good, "cluster_id": "x"})
+    elif text == "PORT":
+        text = json.dumps({**good, "rest_port": "8081"})
+    path = record_path(settings)
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    with pytest.raises(RecordUnreadable) as info:
+        read_record(settings)
+    assert str(path) in info.value.message and why in info.value.message
+    assert "flink-down" in info.value.hint and str(path) in info.value.hint
+
+
+def test_commands_on_an_unreadable_record(env: dict, tmp_path: Path) -> None:
+    settings = Settings.from_env(env)
+    path = record_path(settings)
+    path.parent.mkdir(parents=True)
+    path.write_text('{"backend": "local"}')
+    for argv in (["status"], ["up", "--backend", "local"], ["logs"]):
+        result = runner.invoke(app, argv, env=env)
+        assert result.exit_code == 2, (argv, result.output)
+        assert "unreadable" in result.output and "Traceback" not in result.output, result.output
+        assert path.exists()
+    # flink-down cleans up what it can without the record (no engine here: DOCKER_HOST points at nothing)
+    no_engine = {**env, "DOCKER_HOST": f"unix://{_closed_socket(tmp_path)}"}
+    result = runner.invoke(down_app, [], env=no_engine)
+    assert result.exit_code == 0, result.output
+    assert f"removed the unreadable cluster record {path}" in " ".join(result.output.split())
+    assert "nothing to stop" in result.output
+    assert not path.exists()
+    again = runner.invoke(app, ["down"], env=no_engine)
+    assert again.output.strip() == "no flinklab cluster is running: nothing to stop"
+
+
+# --------------------------------------------------------------------- the docker backend without an engine
+
+
+def _closed_socket(tmp_path: Path) -> Path:
+    """A unix socket file nothing listens on (connecting is refused), like a stopped Docker daemon's."""
+    path = tmp_path / "docker.sock"
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(str(path))
+    return path
+
+
+def test_docker_engine_that_does_not_answer_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{_closed_socket(tmp_path)}")
+    settings = Settings.from_env({"HOME": str(tmp_path)}, state_dir=tmp_path / "state", rest_port=free_port())
+    backend = DockerBackend(settings)
+    with pytest.raises(ClusterError, match="The Docker engine does not answer"):
+        backend.down()
+    st = backend.status()
+    assert not st.running and any("The Docker engine does not answer" in p for p in st.problems)
+
+
+def test_docker_engine_lost_after_connecting_is_a_clear_error(tmp_path: Path) -> None:
+    """A client that skipped the ping (as after an engine restart mid-command): every public method → ClusterError."""
+    import docker
+
+    client = docker.DockerClient(base_url=f"unix://{_closed_socket(tmp_path)}", version="1.41")
+    settings = Settings.from_env({"HOME": str(tmp_path)}, state_dir=tmp_path / "state", data_dir=tmp_path / "data",
+                                 workspace_root=tmp_path / "ws", rest_port=free_port())
+    backend = DockerBackend(settings, client=client)
+    with pytest.raises(ClusterError, match="The Docker engine failed while removing the cluster"):
+        backend.down()
+    with pytest.raises(ClusterError, match="The Docker engine failed while starting the cluster"):
+        backend.up()
+    assert read_record(settings) is None
+    with pytest.raises(ClusterError, match="The Docker engine failed while reading the logs"):
+        list(backend.follow_logs(None, follow=False))
+    st = backend.status()
+    assert not st.running and any("failed while listing the containers" in p for p in st.problems)
+    assert backend.name_taskmanagers("lost 172.19.0.3:41029") == "lost 172.19.0.3:41029"
+
+
+def test_docker_components_are_named_like_local_ones() -> None:
+    from docker.models.containers import Container
+
+    def container(name: str, component: str, index: int) -> Container:
+        labels = {"io.flinklab.component": component, "io.flinklab.index": str(index)}
+        return Container(attrs={"Name": f"/{name}", "Config": {"Labels": labels}})
+
+    containers = [container("p-jobmanager-1", "jobmanager", 1), container("p-taskmanager-1", "taskmanager", 1),
+                  container("p-taskmanager-2", "taskmanager", 2)]
+    by_component = {_component(c): c for c in containers}
+    assert list(by_component) == ["jobmanager", "taskmanager-1", "taskmanager-2"]
+    assert [c.name for c in select_components(by_component, "tm2").values()] == ["p-taskmanager-2"]
+    assert [c.name for c in select_components(by_component, "jm").values()] == ["p-jobmanager-1"]
+    with pytest.raises(UsageError):  # was read as taskmanager 1 (its digit) before
+        select_components(by_component, "jobmanager-1")
 
 
 def test_provision_copies_fixtures_once(tmp_path: Path) -> None:

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 
 from flinklab.cli import app
 from flinklab.cli.cluster import down_app
-from flinklab.cluster.base import read_record
-from flinklab.cluster.local import LocalBackend, find_java, find_ours, is_ours, port_is_free
+from flinklab.cluster.base import port_is_free, read_record
+from flinklab.cluster.local import LocalBackend, find_java, find_ours, is_ours
 from flinklab.cluster.rest import FlinkRest
 from flinklab.cluster.waits import (
     ClusterStartError,
@@ -118,6 +118,29 @@ def test_second_up_says_already_running_and_changes_nothing(flink_cluster: Setti
 
 
 @pytest.mark.live
+@pytest.mark.parametrize(
+    ("change", "asked"),
+    [({"taskmanagers": 2}, "with 2 TaskManager(s) x 4 slots"), ({"slots": 2}, "with 1 TaskManager(s) x 2 slots"),
+     ({"rest_port": "free"}, "with 1 TaskManager(s) x 4 slots")],
+)
+def test_up_with_another_shape_or_port_is_refused_and_restarts_nothing(
+    flink_cluster: Settings, change: dict, asked: str
+) -> None:
+    before = recorded_pids(flink_cluster)
+    if change.get("rest_port") == "free":
+        change = {"rest_port": free_port()}
+    other = flink_cluster.with_overrides(**change)
+    with pytest.raises(ClusterError) as info:
+        LocalBackend(other).up()
+    port = flink_cluster.rest_port
+    assert info.value.message == (f"A local cluster is recorded on port {port} with 1 TaskManager(s) x 4 slots; "
+                                  f"asked for port {other.rest_port} {asked}.")
+    assert "flink-down" in info.value.hint and f"--port {port} --taskmanagers 1 --slots 4" in info.value.hint
+    assert recorded_pids(flink_cluster) == before
+    assert LocalBackend(flink_cluster).status().problems == []
+
+
+@pytest.mark.live
 def test_every_port_of_the_cluster_binds_loopback_only(flink_cluster: Settings) -> None:
     sockets = listening_sockets(list(recorded_pids(flink_cluster).values()))
     assert ("127.0.0.1", flink_cluster.rest_port) in {
@@ -162,6 +185,13 @@ def test_kill_a_taskmanager_then_up_repairs_and_down_leaves_nothing(tmp_path: Pa
         assert f"TaskManager taskmanager-1 (pid {pids['taskmanager-1']}) is not running" in st.problems
         cli = runner.invoke(app, ["status"], env=cli_env(settings))
         assert cli.exit_code == 1 and "is not running" in cli.output
+
+        # A repair that times out stops the TaskManager it spawned and nothing else.
+        with pytest.raises(ClusterStartError, match="Timed out after 1s"):
+            LocalBackend(settings.with_overrides(startup_timeout=1.0)).up()
+        spawned = recorded_pids(settings)["taskmanager-1"]
+        assert spawned != pids["taskmanager-1"] and not is_ours(spawned, conf_dir)
+        assert is_ours(pids["jobmanager"], conf_dir)
 
         start = time.monotonic()
         repaired = LocalBackend(settings).up()

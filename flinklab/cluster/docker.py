@@ -33,11 +33,14 @@ from flinklab.cluster.base import (
     ClusterStatus,
     ProgressFn,
     UpResult,
+    check_rest_port_free,
+    fill_from_overview,
     read_record,
     remove_record,
+    select_components,
+    tm_name,
     write_record,
 )
-from flinklab.cluster.local import fill_from_overview, port_is_free
 from flinklab.cluster.rest import FlinkRest, RestUnavailable
 from flinklab.cluster.waits import (
     JOBMANAGER,
@@ -46,6 +49,7 @@ from flinklab.cluster.waits import (
     NewTaskManagers,
     RestAnswers,
     TaskManagersRegistered,
+    one_line,
     wait_until,
 )
 from flinklab.errors import ClusterError, UsageError
@@ -128,14 +132,27 @@ def _engine(timeout: int = 60):
         client = docker.from_env(timeout=timeout)
         client.ping()
     except DockerException as exc:
-        raise ClusterError(f"The Docker engine does not answer ({_short(exc)}).",
+        raise ClusterError(f"The Docker engine does not answer ({one_line(exc, 200)}).",
                            "Start Docker (or check DOCKER_HOST), or use `--backend local`.") from None
     return client
 
 
-def _short(exc: BaseException, limit: int = 200) -> str:
-    text = " ".join(str(exc).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+@contextlib.contextmanager
+def _engine_errors(doing: str) -> Iterator[None]:
+    """Turn the engine's own errors (an API error, a lost connection) into one ClusterError line.
+
+    docker-py raises DockerException subclasses for API answers, but a connection lost after the first ping
+    surfaces as requests' ConnectionError/ReadTimeout, so both are caught."""
+    from docker.errors import DockerException
+    from requests.exceptions import RequestException
+
+    try:
+        yield
+    except (DockerException, RequestException) as exc:
+        why = getattr(exc, "explanation", None) or exc  # the engine's own words when it answered
+        raise ClusterError(f"The Docker engine failed while {doing}: {one_line(why, 200)}",
+                           "Check that Docker runs (`docker info`, DOCKER_HOST); `flinklab status` shows what is left."
+                           ) from None
 
 
 class DockerBackend:
@@ -229,21 +246,24 @@ class DockerBackend:
         except ImageNotFound:
             pass
         except DockerException as exc:
-            return False, f"the Docker engine could not list images ({_short(exc, 120)})"
+            return False, f"the Docker engine could not list images ({one_line(exc, 120)})"
         try:
             client.images.get_registry_data(settings.image)
         except (APIError, DockerException) as exc:
             # the engine's own words (e.g. "dial tcp: lookup registry-1.docker.io ... no such host"), not the URL
             why = getattr(exc, "explanation", None) or exc
-            return False, f"{settings.image} is not present and cannot be pulled: {_short(why, 120)}"
+            return False, f"{settings.image} is not present and cannot be pulled: {one_line(why, 120)}"
         return True, f"the Docker engine answers and {settings.image} can be pulled"
 
     # ---------------------------------------------------------------- up
     def up(self, progress: ProgressFn | None = None) -> UpResult:
         """Start (or repair, or reshape) the cluster; return once REST answers and every TM's slots registered."""
+        with _engine_errors("starting the cluster"):
+            return self._up(progress or (lambda message: None))
+
+    def _up(self, say: ProgressFn) -> UpResult:
         from flinklab.labs.provision import provision_data
 
-        say = progress or (lambda message: None)
         start = time.monotonic()
         s = self.settings
         record = read_record(s)
@@ -294,7 +314,7 @@ class DockerBackend:
                     container = None
                 if container is None:
                     if component == JOBMANAGER:
-                        self._check_port()
+                        check_rest_port_free(s)
                     say(f"creating {name} from {s.image}")
                     created.append(self._create(name, component, index, spec, config_hash))
                     changed = True
@@ -304,7 +324,7 @@ class DockerBackend:
                     code = container.attrs.get("State", {}).get("ExitCode")
                     say(f"restarting {name} ({container.status}, exit code {code})")
                     if component == JOBMANAGER:
-                        self._check_port()
+                        check_rest_port_free(s)
                     self._start(container)
                     repaired.append(name)
                     changed = True
@@ -349,7 +369,7 @@ class DockerBackend:
             _pull_with_progress(self.client, image)
             self.client.images.get(image)
         except (APIError, ImageNotFound) as exc:
-            raise ClusterError(f"Cannot pull {image}: {_short(exc, 160)}", PULL_HINT) from None
+            raise ClusterError(f"Cannot pull {image}: {one_line(exc, 160)}", PULL_HINT) from None
 
     def _ensure_network(self) -> bool:
         if self.client.networks.list(names=[self.network_name], filters=self._filters()):
@@ -364,13 +384,6 @@ class DockerBackend:
             network.remove()
             removed = True
         return removed
-
-    def _check_port(self) -> None:
-        s = self.settings
-        if not port_is_free(s.bind_host, s.rest_port):
-            owner = "a Flink cluster flinklab did not start" if FlinkRest(s.rest_url, 2).is_up() else "another program"
-            raise ClusterError(f"Port {s.rest_port} on {s.bind_host} is in use by {owner}.",
-                               "Choose another REST port with `--port P` or FLINKLAB_REST_PORT=P.")
 
     def _create(self, name: str, component: str, index: int, spec: dict, config_hash: str):
         from docker.errors import APIError
@@ -394,7 +407,7 @@ class DockerBackend:
                 raise ClusterError(f"A container named {name} already exists and flinklab did not create it.",
                                    f"Remove it (`docker rm -f {name}`; `docker compose down` if compose started it)"
                                    " or choose another port/FLINKLAB_DOCKER_PROJECT.") from None
-            raise ClusterError(f"Cannot create {name}: {_short(exc)}") from None
+            raise ClusterError(f"Cannot create {name}: {one_line(exc, 200)}") from None
         self._start(container)
         return container
 
@@ -409,7 +422,7 @@ class DockerBackend:
                 s = self.settings
                 raise ClusterError(f"Port {s.rest_port} on {s.bind_host} is in use by another program.",
                                    "Choose another REST port with `--port P` or FLINKLAB_REST_PORT=P.") from None
-            raise ClusterError(f"Cannot start {container.name}: {_short(exc)}") from None
+            raise ClusterError(f"Cannot start {container.name}: {one_line(exc, 200)}") from None
 
     def _write_record(self) -> None:
         s = self.settings
@@ -464,10 +477,11 @@ class DockerBackend:
     def down(self) -> bool:
         """Remove our containers and network (found by label); False when there was nothing."""
         record = read_record(self.settings)
-        containers = self.containers()
-        for container in containers:
-            container.remove(force=True)
-        removed_network = self._remove_network()
+        with _engine_errors("removing the cluster"):
+            containers = self.containers()
+            for container in containers:
+                container.remove(force=True)
+            removed_network = self._remove_network()
         if record is not None and record.backend == self.name:
             remove_record(self.settings)
         return bool(containers) or removed_network
@@ -481,7 +495,8 @@ class DockerBackend:
         expected = record.taskmanagers if record and record.backend == self.name else self.settings.taskmanagers
         st.expected_taskmanagers = expected
         try:
-            containers = {c.name: c for c in self.containers()}
+            with _engine_errors("listing the containers"):
+                containers = {c.name: c for c in self.containers()}
         except ClusterError as exc:
             st.problems.append(exc.message)
             return st
@@ -516,7 +531,8 @@ class DockerBackend:
         container died."""
         record = read_record(self.settings)
         addresses = dict(record.details.get("addresses", {})) if record and record.backend == self.name else {}
-        addresses.update(self._addresses())
+        with contextlib.suppress(ClusterError), _engine_errors("listing the containers"):
+            addresses.update(self._addresses())  # an unreachable engine leaves the recorded addresses
 
         def add_name(match: re.Match) -> str:
             name = addresses.get(match.group(1))
@@ -531,26 +547,19 @@ class DockerBackend:
         return {}
 
     def _select(self, component: str | None) -> list:
+        """The containers `component` names, with the same spelling as the local backend's logs."""
         containers = self.containers()
         if not containers:
             raise ClusterError(f"No flinklab containers of project {self.project}.", "Start a cluster with `flink-up`.")
-        if component is None:
-            return containers
-        key = component.lower()
-        if key in ("jm", JOBMANAGER):
-            chosen = [c for c in containers if c.name == self.jm_name()]
-        elif key in ("tm", TASKMANAGER, "taskmanagers"):
-            chosen = [c for c in containers if (c.labels or {}).get(LABEL_COMPONENT) == TASKMANAGER]
-        else:
-            digits = "".join(ch for ch in key if ch.isdigit())
-            chosen = [c for c in containers if c.name in (key, self.tm_name(int(digits)) if digits else "")]
-        if not chosen:
-            raise UsageError(f"No container for component {component!r}.",
-                             f"Containers: {', '.join(c.name for c in containers)}.")
-        return chosen
+        by_component = {_component(c): c for c in containers}
+        return list(select_components(by_component, component).values())
 
     def follow_logs(self, component: str | None, follow: bool) -> Iterator[str]:
         """The last 200 lines of each selected container's log, then (with `follow`) new lines."""
+        with _engine_errors("reading the logs"):
+            yield from self._follow_logs(component, follow)
+
+    def _follow_logs(self, component: str | None, follow: bool) -> Iterator[str]:
         chosen = self._select(component)
         prefix = len(chosen) > 1
         if not follow:
@@ -563,17 +572,31 @@ class DockerBackend:
 
         def pump(container) -> None:
             buffer = b""
-            for chunk in container.logs(stream=True, follow=True, tail=200):
-                buffer += chunk
-                *whole, buffer = buffer.split(b"\n")
-                for raw in whole:
-                    text = raw.decode("utf-8", "replace")
-                    lines.put(f"[{container.name}] {text}" if prefix else text)
+            try:
+                for chunk in container.logs(stream=True, follow=True, tail=200):
+                    buffer += chunk
+                    *whole, buffer = buffer.split(b"\n")
+                    for raw in whole:
+                        text = raw.decode("utf-8", "replace")
+                        lines.put(f"[{container.name}] {text}" if prefix else text)
+            except Exception as exc:  # noqa: BLE001 - handed to the reading thread, which raises it
+                lines.put(exc)
 
         for container in chosen:
             threading.Thread(target=pump, args=(container,), daemon=True).start()
         while True:
-            yield lines.get()
+            item = lines.get()
+            if isinstance(item, Exception):
+                raise item
+            yield item
+
+
+def _component(container) -> str:
+    """`jobmanager` or `taskmanager-<index>`, from our labels."""
+    labels = container.labels or {}
+    if labels.get(LABEL_COMPONENT) == JOBMANAGER:
+        return JOBMANAGER
+    return tm_name(int(labels.get(LABEL_INDEX, "0")))
 
 
 def _pull_with_progress(client, image: str) -> None:

@@ -22,7 +22,6 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
-from dataclasses import asdict
 from pathlib import Path
 
 from flinklab.cluster.base import (
@@ -30,8 +29,12 @@ from flinklab.cluster.base import (
     ClusterStatus,
     ProgressFn,
     UpResult,
+    check_rest_port_free,
+    fill_from_overview,
     read_record,
     remove_record,
+    select_components,
+    tm_name,
     write_record,
 )
 from flinklab.cluster.rest import FlinkRest, RestUnavailable
@@ -45,7 +48,7 @@ from flinklab.cluster.waits import (
     tail_lines,
     wait_until,
 )
-from flinklab.errors import ClusterError, UsageError
+from flinklab.errors import ClusterError
 from flinklab.labs.provision import provision_data
 from flinklab.settings import Settings
 from flinklab.version import FLINK_VERSION
@@ -53,10 +56,6 @@ from flinklab.version import FLINK_VERSION
 MIN_JAVA = 11
 STOP_TIMEOUT = 30.0  # seconds a JVM gets to exit on SIGTERM before SIGKILL
 IDENT = "flinklab"  # FLINK_IDENT_STRING: names the scripts' pid and log files
-
-
-def tm_name(index: int) -> str:
-    return f"{TASKMANAGER}-{index}"
 
 
 # ---------------------------------------------------------------------------------------------- environment
@@ -114,15 +113,11 @@ def parse_java_major(version_output: str) -> int | None:
     return int(m.group(2) or 0) if major == 1 else major
 
 
-def port_is_free(host: str, port: int) -> bool:
-    """True when nothing holds `host:port` (TIME_WAIT leftovers of a stopped cluster do not count)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind((host, port))
-        except OSError:
-            return False
-    return True
+def java_env(java: str) -> dict[str, str]:
+    """The environment for Flink's scripts: ours, with JAVA_HOME pointing at the java we checked when unset."""
+    env = dict(os.environ)
+    env.setdefault("JAVA_HOME", str(Path(os.path.realpath(java)).parent.parent))
+    return env
 
 
 def free_port(host: str) -> int:
@@ -215,32 +210,50 @@ class LocalBackend:
         self.pid_dir = self.local_dir / "pid"
         self.tmp_dir = self.local_dir / "tmp"
         self._procs: dict[str, subprocess.Popen] = {}
+        self._env: dict[str, str] | None = None  # the scripts' environment, set by preflight (or a repair)
+        self._home: Path | None = None  # flink_home(), resolved once
+        self._failed: str | None = None  # the component whose process died during a wait
 
     # ---------------------------------------------------------------- up
     def up(self, progress: ProgressFn | None = None) -> UpResult:
         """Start (or repair) the cluster; return once REST answers and every TaskManager's slots are registered."""
         say = progress or (lambda message: None)
         start = time.monotonic()
-        copied = provision_data(self.settings)
-        if copied:
-            say(f"copied {len(copied)} data file(s) to {self.settings.data_dir}")
         record = read_record(self.settings)
         if record is not None and record.backend != self.name:
             raise ClusterError(f"A {record.backend} cluster is recorded in {self.settings.state_dir}.",
                                "Stop it with `flink-down` first.")
+        if record is not None:
+            self._refuse_other_shape(record)
+        copied = provision_data(self.settings)
+        if copied:
+            say(f"copied {len(copied)} data file(s) to {self.settings.data_dir}")
         repaired: list[str] = []
         if record is not None:
             result = self._reuse(record, say)
             if result is not None:
                 result.seconds = time.monotonic() - start
                 return result
-            # The JobManager is gone: everything starts afresh, in the recorded shape.
+            # The JobManager is gone: everything starts afresh on the recorded endpoint (its shape is the asked one).
             repaired = [JOBMANAGER] + [tm_name(i) for i in range(1, record.taskmanagers + 1)]
             self.settings = self.settings.with_overrides(
                 rest_host=record.rest_host, rest_port=record.rest_port,
                 taskmanagers=record.taskmanagers, slots=record.slots)
         self._start_all(say)
         return UpResult(status=self.status(), repaired=repaired, seconds=time.monotonic() - start)
+
+    def _refuse_other_shape(self, record: ClusterRecord) -> None:
+        """ClusterError when the recorded cluster's port or shape is not the asked one (no in-place reshaping)."""
+        s = self.settings
+        recorded = (record.rest_port, record.taskmanagers, record.slots)
+        if recorded == (s.rest_port, s.taskmanagers, s.slots):
+            return
+        raise ClusterError(
+            f"A local cluster is recorded on port {record.rest_port} with {record.taskmanagers} TaskManager(s) x "
+            f"{record.slots} slots; asked for port {s.rest_port} with {s.taskmanagers} TaskManager(s) x "
+            f"{s.slots} slots.",
+            f"Stop it with `flink-down` first, or ask for the same: `--port {record.rest_port} "
+            f"--taskmanagers {record.taskmanagers} --slots {record.slots}`.")
 
     def _reuse(self, record: ClusterRecord, say: ProgressFn) -> UpResult | None:
         """Healthy → already_running; TMs missing → restart them; JM gone → stop the rest and return None."""
@@ -263,19 +276,26 @@ class LocalBackend:
             before = {tm.get("id", "") for tm in rest.taskmanagers()}
         except RestUnavailable:
             before = set()
-        for name in dead_tms:
-            proc = self._spawn(name, "taskmanager.sh")
-            tms[name] = {"pid": proc.pid}
-        record.details["taskmanagers"] = tms
-        write_record(self.settings, record)
-        wait_until(rest, RestAnswers() & NewTaskManagers(before, len(dead_tms)),
-                   timeout=self.settings.startup_timeout, diagnostics=self._diagnostics,
-                   abort=self._abort_if_dead(record), progress=say)
+        try:
+            for name in dead_tms:
+                proc = self._spawn(name, "taskmanager.sh")
+                tms[name] = {"pid": proc.pid}
+            record.details["taskmanagers"] = tms
+            write_record(self.settings, record)
+            wait_until(rest, RestAnswers() & NewTaskManagers(before, len(dead_tms)),
+                       timeout=self.settings.startup_timeout, diagnostics=self._diagnostics,
+                       abort=self._abort_if_dead(record), progress=say)
+        except BaseException:
+            # Only what this repair spawned; the JobManager and the healthy TaskManagers keep running, and the
+            # record still names the new pids, so `up` tries again and `flink-down` finds whatever is left.
+            say("repair failed: stopping the TaskManager(s) it started")
+            self._kill_spawned()
+            raise
         return UpResult(status=self.status(), repaired=dead_tms)
 
     def _preflight(self) -> dict[str, str]:
         """Check Java, the state dir, the REST port; return the environment for Flink's scripts."""
-        flink_home()
+        self._home = flink_home()
         java, _major = find_java()
         for path in (self.local_dir, self.log_dir, self.pid_dir, self.tmp_dir):
             try:
@@ -288,16 +308,8 @@ class LocalBackend:
             probe.unlink()
         except OSError as exc:
             raise self._state_dir_error(exc) from None
-        s = self.settings
-        if not port_is_free(s.bind_host, s.rest_port):
-            owner = "a Flink cluster flinklab did not start" if FlinkRest(s.rest_url, 2).is_up() else "another program"
-            raise ClusterError(f"Port {s.rest_port} on {s.bind_host} is in use by {owner}.",
-                               "Choose another REST port with `--port P` or FLINKLAB_REST_PORT=P.")
-        env = dict(os.environ)
-        if "JAVA_HOME" not in env:
-            # Make the scripts use the same java we checked.
-            env["JAVA_HOME"] = str(Path(os.path.realpath(java)).parent.parent)
-        return env
+        check_rest_port_free(self.settings)
+        return java_env(java)  # the scripts use the same java we checked
 
     def _state_dir_error(self, exc: OSError) -> ClusterError:
         return ClusterError(f"The state dir {self.settings.state_dir} is not writable ({exc.strerror or exc}).",
@@ -313,7 +325,7 @@ class LocalBackend:
             backend=self.name, rest_host=s.rest_host, rest_port=s.rest_port, taskmanagers=s.taskmanagers,
             slots=s.slots, flink_version=FLINK_VERSION, data_dir=str(s.data_dir),
             workspace_root=str(s.workspace_root),
-            details={"conf_dir": str(self.conf_dir), "log_dir": str(self.log_dir), "flink_home": str(flink_home()),
+            details={"conf_dir": str(self.conf_dir), "log_dir": str(self.log_dir), "flink_home": str(self.home),
                      "rpc_port": self._rpc_port, "jobmanager": {}, "taskmanagers": {}},
         )
         try:
@@ -330,11 +342,20 @@ class LocalBackend:
                        diagnostics=self._diagnostics, abort=self._abort_if_dead(record), progress=say)
         except BaseException:
             say("start-up failed: stopping what was started")
-            self._cleanup_failed_start()
+            self._kill_spawned()
+            stop_processes(find_ours(self.conf_dir), self.conf_dir, timeout=5)  # strays of this config, too
             remove_record(s)
             raise
 
-    def _cleanup_failed_start(self) -> None:
+    @property
+    def home(self) -> Path:
+        """The Flink distribution (flink_home()), resolved once per backend."""
+        if self._home is None:
+            self._home = flink_home()
+        return self._home
+
+    def _kill_spawned(self) -> None:
+        """Kill every JVM this backend spawned (after a failed start or repair), nothing else."""
         for proc in self._procs.values():
             if proc.poll() is None:
                 try:
@@ -347,12 +368,11 @@ class LocalBackend:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 pass
-        stop_processes(find_ours(self.conf_dir), self.conf_dir, timeout=5)
 
     def _write_config(self) -> None:
         """config.yaml for this cluster: loopback only, our ports, the settings' shape and memory."""
         s = self.settings
-        home = flink_home()
+        home = self.home
         self.conf_dir.mkdir(parents=True, exist_ok=True)
         for src in (home / "conf").iterdir():
             if src.is_file() and src.name != "config.yaml":
@@ -393,14 +413,15 @@ class LocalBackend:
 
     def _spawn(self, component: str, script: str) -> subprocess.Popen:
         """Launch one JVM through Flink's script in the foreground mode, detached into its own session."""
-        env = getattr(self, "_env", None) or self._preflight_env()
+        if self._env is None:  # a repair: no full preflight (the cluster's ports are in use by design)
+            self._env = java_env(find_java()[0])
         log_dir = self.log_dir / component
         pid_dir = self.pid_dir / component
         log_dir.mkdir(parents=True, exist_ok=True)
         pid_dir.mkdir(parents=True, exist_ok=True)
         env = {
-            **env,
-            "FLINK_HOME": str(flink_home()),
+            **self._env,
+            "FLINK_HOME": str(self.home),
             "FLINK_CONF_DIR": str(self.conf_dir),
             "FLINK_LOG_DIR": str(log_dir),
             "FLINK_PID_DIR": str(pid_dir),
@@ -409,20 +430,12 @@ class LocalBackend:
         }
         with open(log_dir / "launch.log", "ab") as launch_log:
             proc = subprocess.Popen(
-                ["bash", str(flink_home() / "bin" / script), "start-foreground"],
+                ["bash", str(self.home / "bin" / script), "start-foreground"],
                 env=env, cwd=str(self.local_dir), stdin=subprocess.DEVNULL, stdout=launch_log,
                 stderr=subprocess.STDOUT, start_new_session=True,
             )
         self._procs[component] = proc
         return proc
-
-    def _preflight_env(self) -> dict[str, str]:
-        """The environment for a repair (no full preflight: the cluster's ports are in use by design)."""
-        java, _ = find_java()
-        env = dict(os.environ)
-        env.setdefault("JAVA_HOME", str(Path(os.path.realpath(java)).parent.parent))
-        self._env = env
-        return env
 
     def _abort_if_dead(self, record: ClusterRecord):
         """An abort check for the waits: a JVM we recorded has exited."""
@@ -446,7 +459,7 @@ class LocalBackend:
 
     def _diagnostics(self, component: str) -> Diagnostics:
         """The log of `component`; for 'taskmanager', the TM that failed if one did, else the first."""
-        failed = getattr(self, "_failed", None)
+        failed = self._failed
         if component == TASKMANAGER:
             component = failed if failed and failed.startswith(TASKMANAGER) else tm_name(1)
         elif component == JOBMANAGER and failed:
@@ -454,10 +467,10 @@ class LocalBackend:
         log = self._log_file(component)
         tail = tail_lines(log) if log else []
         if not tail:  # the JVM never started (script error, bad memory config): the launch output says why
-            for name in ("launch.log",):
-                candidate = self.log_dir / component / name
-                if tail_lines(candidate):
-                    log, tail = candidate, tail_lines(candidate)
+            launch = self.log_dir / component / "launch.log"
+            launch_tail = tail_lines(launch)
+            if launch_tail:
+                log, tail = launch, launch_tail
         return Diagnostics(log=str(log or self.log_dir / component), tail=tail)
 
     def _log_file(self, component: str) -> Path | None:
@@ -568,36 +581,6 @@ class LocalBackend:
                 positions[name] = (current, pos + cut)
 
 
-def select_components(files: dict[str, Path], component: str | None) -> dict[str, Path]:
-    """`None` = all; `jobmanager`/`jm`; `taskmanager`/`tm` = every TM; `taskmanager-2`/`tm2`/`2` = that TM."""
-    if component is None:
-        return files
-    key = component.lower()
-    if key in ("jm", JOBMANAGER):
-        wanted = [JOBMANAGER]
-    elif key in ("tm", TASKMANAGER, "taskmanagers"):
-        wanted = [n for n in files if n.startswith(TASKMANAGER)]
-    else:
-        m = re.fullmatch(r"(?:tm|taskmanager)?-?(\d+)", key)
-        wanted = [tm_name(int(m.group(1)))] if m else [key]
-    chosen = {n: files[n] for n in wanted if n in files}
-    if not chosen:
-        raise UsageError(f"No log for component {component!r}.", f"Components: {', '.join(files)}.")
-    return chosen
-
-
-def fill_from_overview(st: ClusterStatus, ov: dict) -> None:
-    """Copy GET /overview's counters into a ClusterStatus."""
-    st.flink_version = ov.get("flink-version")
-    st.taskmanagers = int(ov.get("taskmanagers", 0))
-    st.slots_total = int(ov.get("slots-total", 0))
-    st.slots_available = int(ov.get("slots-available", 0))
-    st.jobs_running = int(ov.get("jobs-running", 0))
-    st.jobs_finished = int(ov.get("jobs-finished", 0))
-    st.jobs_failed = int(ov.get("jobs-failed", 0))
-    st.jobs_cancelled = int(ov.get("jobs-cancelled", 0))
-
-
 _FALLBACK_JAVA_OPTS = " ".join(
     ["--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED"]
     + [f"--add-opens=java.base/{p}=ALL-UNNAMED" for p in (
@@ -616,8 +599,3 @@ def default_java_opts(home: Path) -> str:
     # The default file nests it as env: java: opts: all: <one line>; the only `all:` whose value is --add-*.
     m = re.search(r"^\s*all:\s*(--add-\S.*)$", text, re.MULTILINE)
     return m.group(1).strip() if m else _FALLBACK_JAVA_OPTS
-
-
-def status_dict(st: ClusterStatus) -> dict:
-    """A ClusterStatus as JSON-ready data (for `flinklab status --json`)."""
-    return asdict(st)

@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
-from flinklab.cluster.base import ClusterBackend, ClusterStatus, read_record
-from flinklab.cluster.local import LocalBackend, fill_from_overview
+import contextlib
+from typing import Callable
+
+from flinklab.cluster.base import (
+    ClusterBackend,
+    ClusterStatus,
+    RecordUnreadable,
+    fill_from_overview,
+    read_record,
+    remove_record,
+)
+from flinklab.cluster.local import LocalBackend
 from flinklab.cluster.rest import FlinkRest, RestUnavailable
 from flinklab.errors import ClusterError
 from flinklab.settings import Settings
@@ -70,10 +80,32 @@ def cluster_status(settings: Settings) -> ClusterStatus:
     return st
 
 
-def stop_cluster(settings: Settings) -> tuple[str, bool]:
-    """Stop the recorded cluster (or local strays of this state dir); returns (backend name, anything stopped)."""
-    backend = recorded_backend(settings) or LocalBackend(settings)
+def stop_cluster(settings: Settings, say: Callable[[str], None] | None = None) -> tuple[str, bool]:
+    """Stop the recorded cluster (or local strays of this state dir); returns (backend name, anything stopped).
+
+    An unreadable record cannot say which backend ran, so both are cleaned up the way they can be without it
+    (local: processes using this state dir's config; docker: containers of this port's project) and the record
+    is removed, so the next `flink-up` starts clean. `say` is told what happened to the record."""
+    try:
+        backend = recorded_backend(settings) or LocalBackend(settings)
+    except RecordUnreadable as exc:
+        return _stop_without_record(settings, exc, say or (lambda message: None))
     return backend.name, backend.down()
+
+
+def _stop_without_record(settings: Settings, exc: RecordUnreadable, say: Callable[[str], None]) -> tuple[str, bool]:
+    remove_record(settings)
+    say(f"removed the unreadable cluster record {exc.path} ({exc.why})")
+    stopped: list[str] = []
+    if LocalBackend(settings).down():
+        stopped.append("local")
+    cls = _docker_class()
+    if cls is not None:
+        # Best effort: no engine (or no docker at all) just means no docker cluster to stop.
+        with contextlib.suppress(ClusterError):
+            if cls(settings).down():
+                stopped.append("docker")
+    return (" and ".join(stopped) or "local"), bool(stopped)
 
 
 def log_backend(settings: Settings) -> ClusterBackend:

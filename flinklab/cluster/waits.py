@@ -110,7 +110,7 @@ class RestAnswers(Wait):
         try:
             rest.overview()
         except RestUnavailable as exc:
-            return False, f"no answer from {rest.base_url}/overview ({_short(exc)})"
+            return False, f"no answer from {rest.base_url}/overview ({one_line(exc)})"
         return True, "answers"
 
 
@@ -130,7 +130,7 @@ class TaskManagersRegistered(Wait):
         try:
             ov = rest.overview()
         except RestUnavailable as exc:
-            return False, f"REST stopped answering ({_short(exc)})"
+            return False, f"REST stopped answering ({one_line(exc)})"
         tms, total, free = ov.get("taskmanagers", 0), ov.get("slots-total", 0), ov.get("slots-available", 0)
         want = self.n * self.slots_each
         seen = f"{tms} TaskManager(s), {total} slots ({free} free) registered"
@@ -155,14 +155,15 @@ class NewTaskManagers(Wait):
         try:
             ids = {tm.get("id", "") for tm in rest.taskmanagers()}
         except RestUnavailable as exc:
-            return False, f"REST stopped answering ({_short(exc)})"
+            return False, f"REST stopped answering ({one_line(exc)})"
         new = ids - self.before_ids
         return len(new) >= self.count, f"{len(new)} new TaskManager(s) registered"
 
 
-def _short(exc: Exception) -> str:
-    text = str(exc)
-    return text if len(text) <= 120 else text[:117] + "..."
+def one_line(exc: BaseException | str, limit: int = 120) -> str:
+    """An error's text on one line (whitespace collapsed), cut to `limit` characters for messages."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def wait_until(
