@@ -91,3 +91,21 @@ def test_strip_comments_keeps_hints_and_quoted_text() -> None:
     statement = "-- lead\nSET 'a' = '--not a comment' /* tail */"
     assert strip_comments(statement) == "SET 'a' = '--not a comment'"
     assert strip_comments("SELECT /*+ HINT */ 1 -- x") == "SELECT /*+ HINT */ 1"
+
+
+def test_statement_set_ends_only_at_the_word_end() -> None:
+    # XEND, a quoted 'END' and a comment's END do not close the block; only the word END before a `;` does
+    sql = "EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT XEND; INSERT INTO b SELECT 'END'; -- END\nEND;SELECT 1"
+    assert split_statements(sql) == [sql[: sql.index("END;SELECT") + 3], "SELECT 1"]
+
+
+def test_a_long_statement_set_is_one_statement() -> None:
+    # each `;` inside the block looks only at the code since the previous one (re-reading the whole block at
+    # every `;` took ~45 s for 4000 inserts)
+    body = "INSERT INTO a SELECT 'x;y' FROM s; -- c;\n" * 5000
+    sql = f"EXECUTE STATEMENT SET BEGIN\n{body}END;\nSELECT 2;"
+    assert split_statements(sql) == [sql[: sql.index("END;") + 3], "SELECT 2"]
+
+
+def test_strip_comments_reads_a_hint_body_as_sql() -> None:
+    assert strip_comments("SELECT /*+ A -- note\n */ 1") == "SELECT /*+ A \n */ 1"
