@@ -131,9 +131,19 @@ def test_killed_taskmanager_fails_the_query_shows_in_status_and_up_repairs_it(cl
     killed: list[str] = []
     tm_ip = next(ip for ip, name in read_record(settings).details["addresses"].items() if name == tm)
 
+    def tasks_running() -> bool:
+        # A job is RUNNING before its tasks are deployed: kill the TaskManager only once every task runs on it,
+        # else Flink reports a slot that never came (NoResourceAvailableException), not the TaskManager it lost.
+        for job in rest.jobs():
+            if job.state == "RUNNING":
+                vertices = rest.job(job.job_id).get("vertices", [])
+                if vertices and all(v.get("status") == "RUNNING" for v in vertices):
+                    return True
+        return False
+
     def kill_when_running() -> None:
         deadline = time.monotonic() + 240
-        while time.monotonic() < deadline and not any(j.state == "RUNNING" for j in rest.jobs()):
+        while time.monotonic() < deadline and not tasks_running():
             time.sleep(0.5)
         docker_client.containers.get(tm).kill()
         killed.append(tm)
