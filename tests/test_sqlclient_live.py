@@ -273,9 +273,7 @@ SELECT id, CAST(id AS DECIMAL(10, 2)) / 4 AS quarter FROM gen;
 @pytest.mark.live
 def test_a_big_result_arrives_whole_in_streaming_and_batch(sql_client: SqlClient) -> None:
     out = io.StringIO()
-    started = time.monotonic()
     result = sql_client.new_session().run_script(BIG_SCRIPT, out)
-    seconds = time.monotonic() - started
     text = out.getvalue()
     assert result.ok, text[-2000:]
     assert [s.rows for s in result.statements if s.kind == "query"] == [BIG_ROWS, 0, BIG_ROWS]
@@ -292,8 +290,8 @@ def test_a_big_result_arrives_whole_in_streaming_and_batch(sql_client: SqlClient
     assert "| op |                   id |\n+----+----------------------+\nReceived a total of 0 row (" in text
     assert sorted(int(row[0]) for row in batch.rows) == list(range(1, BIG_ROWS + 1))
     assert f"+\n{BIG_ROWS} rows in set (" in text
-    # a py4j round trip per row made this ~1k rows/s (over a minute here); printed in the JVM it is ~10k rows/s
-    assert seconds < 45, seconds
+    # Speed (~10k rows/s printed in the JVM vs ~1k with a py4j round trip per row) is scripts/bench.py's business:
+    # a timed assertion fails on a busy shared machine.
 
 
 @pytest.mark.live

@@ -87,7 +87,9 @@ def render_up(result: UpResult) -> None:
 
 def down() -> None:
     """Stop what `flink-up` started (a no-op when nothing runs)."""
-    name, stopped = stop_cluster(settings_from(), say=lambda message: console.print(f"[yellow]{escape(message)}[/]"))
+    name, stopped = stop_cluster(
+        settings_from(), say=lambda message: console.print(f"[yellow]{escape(message)}[/]", soft_wrap=True)
+    )
     if stopped:
         console.print(f"stopped the {name} cluster")
     else:
