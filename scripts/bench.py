@@ -96,6 +96,21 @@ def main() -> int:
         row("flink-up cold, to ready (s)", f"{cold:.1f}")
         row("flink-up warm, already running (s)", f"{warm:.2f}")
 
+        print("runner")
+        with SqlClient(settings) as client:
+            rows = 50_000
+            script = (
+                "SET 'sql-client.execution.result-mode' = 'tableau';\n"
+                f"CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '{rows}',"
+                f" 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '{rows}');\n"
+                "SELECT id FROM gen;\n"
+            )
+            with open(os.devnull, "w") as sink:
+                t0 = time.monotonic()
+                client.new_session().run_script(script, sink)
+                big = time.monotonic() - t0
+        row(f"{rows} streaming rows printed: wall (s)", f"{big:.1f}  ({rows / big:.0f} rows/s incl. job start)")
+
         for name in args.labs:
             lab = get_lab(name)
             print(f"lab {name}")
