@@ -47,3 +47,60 @@ def assert_fails_exactly(failures: Mapping[str, CheckResult], fails: Mapping[str
     for name, phrase in fails.items():
         assert phrase in failures[name].hint, (name, failures[name].message, failures[name].hint)
         assert "expected" in failures[name].message, failures[name].message
+
+
+# ---- capturing golden outputs (tests/data/<lab>/capture.py) -------------------------------------------------
+
+
+def save_outputs(workspace: Path, target: Path, names: list[str]) -> None:
+    """Copy `names` from the workspace into a fresh `target` dir."""
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    for name in names:
+        shutil.copy(workspace / name, target / name)
+
+
+def capture_lab(lab: Lab, here: Path, argv: list[str] | None = None, extra=None) -> None:
+    """Run the lab's reference solution and every mistake of `here/mistakes/expected.json` on a running cluster,
+    saving what each wrote under `here/outputs/` (solution/, mistakes/<name>/). `extra(settings, client, workspace)`
+    may capture more before the client closes. The offline check tests grade these files."""
+    import argparse
+    import json
+    import tempfile
+
+    from flinklab.settings import PROJECT_ROOT
+    from flinklab.sqlclient.runner import SqlClient
+
+    parser = argparse.ArgumentParser(description=f"Capture the {lab.name} lab's golden outputs.")
+    parser.add_argument("--rest-port", type=int, default=8081)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix=f"{lab.name}-capture-") as tmp:
+        root = Path(tmp)
+        data = root / "data"
+        data.mkdir()
+        for name in lab.fixtures.files:
+            shutil.copy(PROJECT_ROOT / "fixtures" / name, data / name)
+        settings = Settings.from_env({"HOME": str(root)}, workspace_root=root / "ws", data_dir=data,
+                                     state_dir=root / "state", rest_port=args.rest_port)
+        workspace = settings.workspace(lab.name)
+        with SqlClient(settings) as client:
+            run = run_lab(settings, lab, solution=True, client=client)
+            if not run.ok:
+                raise SystemExit(f"the solution failed: {[(s.step.id, s.error) for s in run.steps if not s.ok]}")
+            print(f"solution: {run.wall_seconds:.1f} s wall, jobs {run.job_seconds} s")
+            written = [f for s in lab.steps for f in (s.out_file, *s.writes)]
+            save_outputs(workspace, here / "outputs" / "solution", [*written, lab.report_file])
+            snapshot = root / "snapshot"
+            shutil.copytree(workspace, snapshot)  # copy2: mtimes kept
+            expected = json.loads((here / "mistakes" / "expected.json").read_text(encoding="utf-8"))
+            for name, case in expected.items():
+                if name.startswith("_"):
+                    continue
+                step = lab.step(case["step"])
+                sql = (here / "mistakes" / name).read_text(encoding="utf-8")
+                run_with_sql(settings, lab, step.id, sql, client)
+                save_outputs(workspace, here / "outputs" / "mistakes" / Path(name).stem, [step.out_file, *step.writes])
+                restore(workspace, snapshot)
+                print("captured", name)
+            if extra is not None:
+                extra(settings, client, workspace)
