@@ -44,6 +44,7 @@ class Settings:
     state_dir: Path  # cluster config, logs, pids; never inside the repo  (FLINKLAB_STATE_DIR)
     rest_host: str = "127.0.0.1"  # FLINKLAB_REST_HOST: where clients reach the REST endpoint
     rest_port: int = 8081  # FLINKLAB_REST_PORT
+    gateway_port: int = 8083  # FLINKLAB_GATEWAY_PORT: flinklab's SQL gateway (Flink's SQL Gateway REST API)
     bind_host: str = "127.0.0.1"  # FLINKLAB_BIND_HOST: every port binds here unless asked otherwise
     backend: str = "auto"  # FLINKLAB_BACKEND: auto | local | docker
     taskmanagers: int = 1  # FLINKLAB_TASKMANAGERS
@@ -65,6 +66,7 @@ class Settings:
             state_dir=Path(env.get("FLINKLAB_STATE_DIR") or _default_state_dir(env)),
             rest_host=env.get("FLINKLAB_REST_HOST") or "127.0.0.1",
             rest_port=_int(env, "FLINKLAB_REST_PORT", 8081),
+            gateway_port=_int(env, "FLINKLAB_GATEWAY_PORT", 8083),
             bind_host=env.get("FLINKLAB_BIND_HOST") or "127.0.0.1",
             backend=env.get("FLINKLAB_BACKEND") or "auto",
             taskmanagers=_int(env, "FLINKLAB_TASKMANAGERS", 1),
@@ -95,12 +97,19 @@ class Settings:
             raise UsageError(f"Unknown backend {self.backend!r}.", f"Choose one of: {', '.join(BACKENDS)}.")
         if not 0 < self.rest_port < 65536:
             raise UsageError(f"REST port {self.rest_port} is out of range.", "Use a port between 1 and 65535.")
+        if not 0 < self.gateway_port < 65536:
+            raise UsageError(f"Gateway port {self.gateway_port} is out of range.", "Use a port between 1 and 65535.")
         if self.taskmanagers < 1 or self.slots < 1:
             raise UsageError("A cluster needs at least 1 TaskManager with at least 1 slot.")
 
     @property
     def rest_url(self) -> str:
         return f"http://{self.rest_host}:{self.rest_port}"
+
+    @property
+    def gateway_url(self) -> str:
+        """Where clients reach flinklab's SQL gateway (it runs on this machine whatever the backend)."""
+        return f"http://127.0.0.1:{self.gateway_port}"
 
     def workspace(self, lab: str) -> Path:
         """The lab's workspace dir, e.g. /root/flink/joins."""
