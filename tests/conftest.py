@@ -3,11 +3,13 @@
 - `tmp_settings`: Settings whose workspace, data and state dirs are fresh temporary dirs (never the user's).
 - `live_settings` / `flink_cluster`: ONE real local Flink cluster per test session, on a free REST port, with its
   own temporary dirs; the fixtures are provisioned into its data dir. Live tests take `flink_cluster` (a Settings).
-- `sql_client`: one runner JVM (PyFlink gateway) per test session, pointed at that cluster.
+  `flink_cluster` also runs flinklab's SQL gateway process for it, as `flink-up` does.
+- `sql_client`: a client of that gateway (no JVM in the test process).
 """
 
 from __future__ import annotations
 
+import contextlib
 import socket
 from pathlib import Path
 
@@ -37,31 +39,50 @@ def make_settings(root: Path, **overrides: object) -> Settings:
 
 @pytest.fixture
 def tmp_settings(tmp_path: Path) -> Settings:
-    return make_settings(tmp_path, rest_port=free_port())
+    return make_settings(tmp_path, rest_port=free_port(), gateway_port=free_port())
 
 
 @pytest.fixture(scope="session")
 def live_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    return make_settings(tmp_path_factory.mktemp("live"), rest_port=free_port(), backend="local")
+    return make_settings(
+        tmp_path_factory.mktemp("live"), rest_port=free_port(), gateway_port=free_port(), backend="local"
+    )
+
+
+@contextlib.contextmanager
+def running_gateway(settings: Settings):
+    """flinklab's SQL gateway process for the cluster of `settings`, as `flink-up` starts it."""
+    from flinklab.gateway import process as gateway
+
+    proc = gateway.start(settings, settings.rest_url)
+    try:
+        gateway.wait_ready(settings, proc, 300)
+        yield settings
+    finally:
+        gateway.stop(settings)
 
 
 @pytest.fixture(scope="session")
 def flink_cluster(live_settings: Settings):
-    """A real local Flink session cluster for the whole test session."""
+    """A real local Flink session cluster and its SQL gateway for the whole test session."""
     from flinklab.cluster.local import LocalBackend
+    from flinklab.gateway import process as gateway
 
+    proc = gateway.start(live_settings, live_settings.rest_url)  # warms up while the cluster starts
     backend = LocalBackend(live_settings)
-    backend.up()
     try:
+        backend.up()
+        gateway.wait_ready(live_settings, proc, 300)
         yield live_settings
     finally:
+        gateway.stop(live_settings)
         backend.down()
 
 
 @pytest.fixture(scope="session")
 def sql_client(flink_cluster: Settings):
-    """One PyFlink gateway JVM for all live tests (a fresh session per script is cheap)."""
-    from flinklab.sqlclient.runner import SqlClient
+    """A client of the session's gateway (a fresh gateway session per script is cheap)."""
+    from flinklab.sqlclient.client import SqlClient
 
     client = SqlClient(flink_cluster)
     try:

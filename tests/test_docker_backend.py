@@ -48,10 +48,10 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, standin_image: str, docker
 
 @pytest.fixture(scope="module")
 def client(cluster):
-    from flinklab.sqlclient.runner import SqlClient
+    from flinklab.sqlclient.client import SqlClient
 
     settings, _, _ = cluster
-    sql = SqlClient(settings)
+    sql = SqlClient(settings, embedded=True)  # a gateway in this process, its JVM on the host
     try:
         yield sql
     finally:
@@ -59,7 +59,7 @@ def client(cluster):
 
 
 def run_sql(client, settings: Settings, name: str, sql: str):
-    from flinklab.sqlclient.runner import run_invocation
+    from flinklab.sqlclient.client import run_invocation
 
     path = settings.workspace_root / name
     path.parent.mkdir(parents=True, exist_ok=True)

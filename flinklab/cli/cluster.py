@@ -26,6 +26,7 @@ SLOTS_OPT = typer.Option(None, "--slots", metavar="N", help="Slots per TaskManag
 PORT_OPT = typer.Option(None, "--port", metavar="P", help="REST / Web UI port on 127.0.0.1 (default 8081).")
 DATA_OPT = typer.Option(None, "--data-dir", metavar="DIR", help="Where the lab CSVs are provisioned.")
 WORKSPACE_OPT = typer.Option(None, "--workspace", metavar="DIR", help="Root of the lab workspaces (~/flink).")
+GATEWAY_PORT_OPT = typer.Option(None, "--gateway-port", metavar="P", help="SQL gateway port on 127.0.0.1 (8083).")
 
 
 def _whole(option: str, value: str | None) -> int | None:
@@ -44,11 +45,15 @@ def up(
     port: str | None = PORT_OPT,
     data_dir: str | None = DATA_OPT,
     workspace: str | None = WORKSPACE_OPT,
+    gateway_port: str | None = GATEWAY_PORT_OPT,
 ) -> None:
-    """Start (or repair) a Flink session cluster; returns when its TaskManagers and slots are registered."""
+    """Start (or repair) a Flink session cluster and its SQL gateway; returns when both are ready."""
+    from flinklab.gateway import process as gateway
+
     settings = settings_from(
         backend=backend, taskmanagers=_whole("--taskmanagers", taskmanagers), slots=_whole("--slots", slots),
         rest_port=_whole("--port", port), data_dir=data_dir, workspace_root=workspace,
+        gateway_port=_whole("--gateway-port", gateway_port),
     )
     chosen, reason = backend_for(settings)
     console.print(f"backend: [bold]{chosen.name}[/] [dim]({escape(reason)})[/]")
@@ -59,16 +64,31 @@ def up(
             console.print(f"  [dim]· {escape(message)}[/]")
 
         try:
-            result = chosen.up(progress=progress)
+            # the gateway's JVM warms up while the cluster starts: flink-up waits for the slower of the two
+            gateway_proc = gateway.ensure_started(settings, settings.rest_url)
+            if gateway_proc is not None:
+                progress(f"starting the SQL gateway on {settings.gateway_url}")
+            try:
+                result = chosen.up(progress=progress)
+            except BaseException:
+                if gateway_proc is not None:
+                    gateway.stop(settings)
+                raise
+            if gateway_proc is not None:
+                progress("waiting for the SQL gateway")
+                gateway.wait_ready(settings, gateway_proc, settings.startup_timeout)
+                if result.already_running:
+                    result.already_running = False
+                    result.repaired.append("the SQL gateway")
         except ClusterStartError as exc:
             for line in exc.log_tail:
                 err_console.print(f"  [dim]{escape(line)}[/]", soft_wrap=True)
             raise
     result.reason = result.reason or reason
-    render_up(result)
+    render_up(result, settings.gateway_url)
 
 
-def render_up(result: UpResult) -> None:
+def render_up(result: UpResult, gateway_url: str) -> None:
     st = result.status
     if result.already_running:
         console.print(f"[green]already running[/] — nothing to do ({st.taskmanagers} TaskManager(s), "
@@ -79,6 +99,7 @@ def render_up(result: UpResult) -> None:
         console.print(f"[green]ready[/] in {result.seconds:.1f}s: Flink {st.flink_version}, "
                       f"{st.taskmanagers} TaskManager(s), {st.slots_available}/{st.slots_total} slots free")
     console.print(f"Web UI: [bold]{st.rest_url}[/]")
+    console.print(f"SQL gateway (Flink's REST API): [bold]{gateway_url}[/]")
     console.print("Next:")
     console.print("  cd ~/flink/LAB && sql-client.sh -i ddl.sql -f query.sql > query.out 2>&1")
     console.print("  flinklab run LAB          # every step of a lab")
@@ -87,8 +108,13 @@ def render_up(result: UpResult) -> None:
 
 def down() -> None:
     """Stop what `flink-up` started (a no-op when nothing runs)."""
+    from flinklab.gateway import process as gateway
+
+    settings = settings_from()
+    if gateway.stop(settings):
+        console.print("stopped the SQL gateway")
     name, stopped = stop_cluster(
-        settings_from(), say=lambda message: console.print(f"[yellow]{escape(message)}[/]", soft_wrap=True)
+        settings, say=lambda message: console.print(f"[yellow]{escape(message)}[/]", soft_wrap=True)
     )
     if stopped:
         console.print(f"stopped the {name} cluster")
@@ -98,11 +124,20 @@ def down() -> None:
 
 def status(as_json: bool = typer.Option(False, "--json", help="Machine-readable output.")) -> None:
     """Backend, Flink version, TaskManagers, slots, jobs, state dir and problems. Exit 1 when not healthy."""
-    st = cluster_status(settings_from())
+    from flinklab.gateway import process as gateway
+
+    settings = settings_from()
+    st = cluster_status(settings)
+    gw = gateway.gateway_state(settings)
+    if st.running and not gw.healthy:
+        st.problems.append(f"the SQL gateway does not answer at {gw.url} (its log: {gw.log})")
     if as_json:
-        sys.stdout.write(json.dumps(asdict(st), indent=2) + "\n")
+        sys.stdout.write(json.dumps({**asdict(st), "gateway": {**asdict(gw), "healthy": gw.healthy}}, indent=2)
+                         + "\n")
     else:
         render_status(st)
+        state = "[green]answering[/]" if gw.healthy else "[red]not running[/]"
+        console.print(f"SQL gateway:   {state} at {gw.url}" + (f" (pid {gw.pid})" if gw.pid else ""))
     if not st.running or st.problems:
         raise typer.Exit(int(ExitStatus.FAILURE))
 
@@ -129,13 +164,20 @@ def render_status(st: ClusterStatus) -> None:
 
 def logs(
     component: str | None = typer.Argument(
-        None, metavar="COMPONENT", help="jobmanager | taskmanager | taskmanager-N (default all)."
+        None, metavar="COMPONENT", help="jobmanager | taskmanager | taskmanager-N | gateway (default: cluster)."
     ),
     follow: bool = typer.Option(False, "--follow", "-f", help="Keep printing new lines (Ctrl-C stops)."),
 ) -> None:
-    """Show (or follow) the JobManager / TaskManager logs."""
+    """Show (or follow) the JobManager / TaskManager / SQL gateway logs."""
+    settings = settings_from()
     try:
-        for line in log_backend(settings_from()).follow_logs(component, follow):
+        if component == "gateway":
+            from flinklab.gateway import process as gateway
+
+            lines = gateway.follow_log(settings, follow)
+        else:
+            lines = log_backend(settings).follow_logs(component, follow)
+        for line in lines:
             sys.stdout.write(line + "\n")
             if follow:
                 sys.stdout.flush()

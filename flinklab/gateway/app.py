@@ -43,7 +43,8 @@ def _server_side(summary: str, cause: str) -> JSONResponse:
     """A 500 as Flink's REST handlers send it: the exception on the server side, with its causes."""
     text = wrapped(cause, f"{SQL_GATEWAY_EXCEPTION}: {SQL_GATEWAY_EXCEPTION}: {summary}",
                    f"{SQL_GATEWAY_EXCEPTION}: {summary}")
-    return _errors(500, "Internal server error.", f"<Exception on server side:\n{text}\nEnd of exception on server side>")
+    return _errors(500, "Internal server error.",
+                   f"<Exception on server side:\n{text}\nEnd of exception on server side>")
 
 
 async def _body(request: Request) -> dict[str, Any]:

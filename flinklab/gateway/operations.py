@@ -13,7 +13,6 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
 
 from flinklab.gateway.errors import SQL_EXECUTION_EXCEPTION, wrapped
 from flinklab.gateway.results import ResultSource, Row

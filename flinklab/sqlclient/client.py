@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TextIO
 
-from flinklab.errors import FlinklabError
+from flinklab.cluster.base import resolve_rest_url
+from flinklab.cluster.rest import FlinkRest
+from flinklab.errors import FlinklabError, NoClusterError
 from flinklab.settings import Settings
 from flinklab.sqlclient import tableau
 from flinklab.sqlclient.printer import Printer, StreamingPrinter, reason_from_server
@@ -142,6 +144,10 @@ class SqlClient:
     def __init__(self, settings: Settings, url: str | None = None, *, embedded: bool = False):
         self.settings = settings
         self._embedded: EmbeddedGateway | None = None
+        # flinklab's own gateway: its cluster is the recorded one, checked first (no cluster is the likelier
+        # mistake, and its message says so); a gateway named by URL is taken as it is
+        self.cluster_url = resolve_rest_url(settings) if url is None else None
+        self.check_cluster()
         if embedded:
             self._embedded = _start_embedded(settings)
             url = self._embedded.url
@@ -158,6 +164,11 @@ class SqlClient:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def check_cluster(self) -> None:
+        """Raise NoClusterError (one line) unless the cluster of flinklab's gateway answers."""
+        if self.cluster_url is not None and not FlinkRest(self.cluster_url).is_up():
+            raise NoClusterError(self.cluster_url)
 
     def check(self) -> None:
         """Raise NoGatewayError (one line) unless the gateway answers."""
@@ -180,15 +191,9 @@ class SqlClient:
 
 
 def _start_embedded(settings: Settings) -> EmbeddedGateway:
-    from flinklab.cluster.base import resolve_rest_url
-    from flinklab.cluster.rest import FlinkRest
-    from flinklab.errors import NoClusterError
     from flinklab.gateway.server import EmbeddedGateway, build_service
 
-    rest_url = resolve_rest_url(settings)
-    if not FlinkRest(rest_url).is_up():
-        raise NoClusterError(rest_url)
-    return EmbeddedGateway(build_service(rest_url, settings.state_dir)).start()
+    return EmbeddedGateway(build_service(resolve_rest_url(settings), settings.state_dir)).start()
 
 
 class ClientSession:
@@ -446,4 +451,6 @@ def run_invocation(
     finally:
         printer.shutdown()
         session.close()
+    if not total.ok:
+        client.check_cluster()  # a statement that failed because the cluster went away is not the SQL's fault
     return total

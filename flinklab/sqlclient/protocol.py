@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from flinklab.errors import FlinklabError
+from flinklab.errors import ClusterError
 
 #: The API version this client speaks (configure-session needs v2 or later).
 API_VERSION = "v3"
@@ -19,7 +19,7 @@ _SERVER_SIDE_START = "<Exception on server side:\n"
 _SERVER_SIDE_END = "End of exception on server side>"
 
 
-class NoGatewayError(FlinklabError):
+class NoGatewayError(ClusterError):
     def __init__(self, url: str):
         super().__init__(f"No SQL gateway answers at {url}.", "Start the cluster and its gateway with `flink-up`.")
 
