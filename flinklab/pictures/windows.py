@@ -21,6 +21,7 @@ from flinklab.grading.outputs import format_number, read_step
 from flinklab.grading.values import as_decimal, as_int, as_timestamp
 from flinklab.labs.windows import reference as ref
 from flinklab.labs.windows.fixtures import FILE
+from flinklab.settings import Settings
 
 TOLERANCE = Decimal("0.01")
 KINDS = ("tumble", "hop", "cumulate", "session")
@@ -375,3 +376,16 @@ def windows_figure(orders: list[ref.Order], step: str | None = None, workspace: 
         end = min(full_end, start + default_span)
     title = f"windows lab: {views[0].title}" if step else "windows lab: TUMBLE, HOP, CUMULATE and SESSION windows"
     return WindowsFigure(title, list(orders), bands, start, end, full_start, full_end, notes, differences, compared)
+
+
+def windows_figure_for(settings: Settings, step: str | None = None, time_from: str | None = None,
+                       time_to: str | None = None, default_span: int | None = None) -> WindowsFigure:
+    """The figure from the settings' data dir (else the project's generated fixtures) and the learner's
+    windows workspace, when it exists."""
+    orders, path = load_orders(settings.data_dir, settings.fixtures_dir)
+    workspace = settings.workspace("windows")
+    figure = windows_figure(orders, step, workspace if workspace.is_dir() else None, time_from, time_to,
+                            default_span)
+    if path.parent != Path(settings.data_dir):
+        figure.notes.insert(0, f"data: {path} ({FILE} is not in {settings.data_dir})")
+    return figure

@@ -99,7 +99,8 @@ def _bar(row: _Row, bar: Bar, scale: _Scale, with_revenue: bool) -> None:
     for label in (value.label(with_revenue), value.label(False), ""):
         text = f"{mark}{label}" if label else mark
         if len(text) <= width - 2:
-            body[1:1 + len(text)] = list(text + (" " if len(text) <= width - 3 else ""))
+            text += " " if len(text) <= width - 3 else ""
+            body[1:1 + len(text)] = list(text)
             break
     row.put(c0, "".join(body), style)
 
