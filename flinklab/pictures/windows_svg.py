@@ -25,7 +25,8 @@ HEAD_H = 22.0
 
 KIND_COLORS = {"tumble": ("#cfe3f7", "#1f77b4"), "hop": ("#d5efd5", "#2ca02c"),
                "cumulate": ("#fbe3c6", "#e07b00"), "session": ("#e6dcf2", "#7b4fa8")}
-SHOP_COLORS = ("#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
+SHOP_COLORS = ("#1f77b4", "#2ca02c", "#17becf", "#8c564b", "#e377c2", "#bcbd22", "#7f7f7f", "#393b79")
+# (none of them is a difference mark's colour: a screenshot test looks for those)
 #: Difference marks: solid colours of the badges (a screenshot test looks for them).
 MARKS = {"missing": ("#d62728", "✗", "missing: expected, not in your output"),
          "wrong": ("#ff7f0e", "≠", "wrong value: same window, another count or sum"),
