@@ -206,7 +206,7 @@ def check_command(
         write_junit(report, junit_file)
         console.print(f"Wrote {junit_file}")
     if html_file is not None:
-        console.print(f"Wrote {write_html(report, html_file, grading_context(settings, the_lab))}")
+        console.print(f"Wrote {write_html(report, html_file, grading_context(settings, the_lab))}", soft_wrap=True)
     raise typer.Exit(int(ExitStatus.SUCCESS if report.all_passed else ExitStatus.FAILURE))
 
 

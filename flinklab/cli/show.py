@@ -48,7 +48,7 @@ def show_windows(
     if svg is not None:
         whole = windows_figure_for(settings, step, time_from, time_to)
         path = write_svg(windows_svg(whole), svg)
-        console.print(f"Wrote {path}")
+        console.print(f"Wrote {path}", soft_wrap=True)
 
 
 @command("plan", target=show_app)
@@ -60,4 +60,4 @@ def show_plan(
     graph = load_plan_graph(plan_file)
     console.print(plan_tree(graph))
     if svg is not None:
-        console.print(f"Wrote {write_svg(plan_svg(graph), svg)}")
+        console.print(f"Wrote {write_svg(plan_svg(graph), svg)}", soft_wrap=True)
