@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Set up flinklab on a fresh machine (Python >= 3.9 with pip, Java 17): a virtualenv in .venv with the package
-# (editable, so fixtures/ and sql/ are found) and its pinned Flink. `--test` adds the test tools and, where a Docker
-# engine answers, debootstrap for the offline stand-in image the Docker tests build, and chromium for the HTML
-# report test.
+# (editable, so fixtures/ and sql/ are found) and its pinned Flink. `--test` adds the test tools, chromium for the
+# HTML report test and, where a Docker engine answers, debootstrap for the offline stand-in image the Docker tests
+# build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
