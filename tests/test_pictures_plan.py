@@ -116,3 +116,14 @@ def test_bad_plan_file_is_one_line_and_exit_2(tmp_path: Path, content: str | Non
     assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
     with pytest.raises(UsageError):
         load_plan_graph(path)
+
+
+def test_a_node_compile_plan_would_not_write_is_one_line(tmp_path: Path):
+    plan = json.loads((SOLUTION / "regular-plan.json").read_text(encoding="utf-8"))
+    join = next(n for n in plan["nodes"] if n["type"].startswith("stream-exec-join"))
+    join["state"] = [{"index": "first", "ttl": "0 ms", "name": "leftState"}]
+    path = tmp_path / "regular-plan.json"
+    path.write_text(json.dumps(plan), encoding="utf-8")
+    result = CliRunner().invoke(app, ["show", "plan", str(path)])
+    assert result.exit_code == 2 and "a node or edge is not as COMPILE PLAN writes it" in result.output
+    assert len(result.output.strip().splitlines()) == 1

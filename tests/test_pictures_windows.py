@@ -198,3 +198,16 @@ def test_missing_data_names_the_file(tmp_path: Path):
     with pytest.raises(UsageError, match="windows_orders.csv is not in"):
         from flinklab.pictures.windows import load_orders
         load_orders(tmp_path)
+
+
+def test_a_cut_short_output_is_drawn_with_what_it_holds(tmp_path: Path):
+    workspace = windows_workspace(tmp_path)
+    session = workspace / "session.out"
+    text = session.read_text(encoding="utf-8")
+    session.write_text(text[: len(text) // 2], encoding="utf-8")  # a run killed half-way
+    figure = windows_figure(ORDERS, "session", workspace)
+    found = [b for b in figure.bars() if b.source == "yours"]
+    assert 0 < len(found) < len(ref.sessions(ORDERS))
+    assert all(d.startswith("session: missing") for d in figure.differences)
+    assert len(figure.differences) == len(ref.sessions(ORDERS)) - len(found)
+    windows_svg(figure).to_string()

@@ -82,6 +82,9 @@ def step_pictures(lab: str, ctx: GradingContext, step: str) -> list[Picture]:
         return builder(ctx, step)
     except FlinklabError as exc:
         return [Picture("none", f"{step}: no picture", "", notes=[exc.message])]
+    except Exception as exc:  # noqa: BLE001 - a picture must never cost the learner the report; say why instead
+        return [Picture("none", f"{step}: no picture", "",
+                        notes=[f"the picture could not be drawn ({type(exc).__name__}: {exc}); this is a bug"])]
 
 
 CSS = """

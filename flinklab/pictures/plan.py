@@ -159,11 +159,11 @@ def _carry_changelog(nodes: dict[int, PlanNode], raw: dict[int, dict[str, Any]])
 
 def plan_graph(plan: Plan) -> PlanGraph:
     """The graph of a loaded plan: inputs from its edges (in the plan's order: left first), keys named."""
-    raw = {int(n.get("id", i)): n for i, n in enumerate(plan.nodes)}
+    raw = {n["id"] if isinstance(n.get("id"), int) else -1 - i: n for i, n in enumerate(plan.nodes)}
     inputs: dict[int, list[int]] = {i: [] for i in raw}
     for edge in plan.edges:
         source, target = edge.get("source"), edge.get("target")
-        if target in inputs and source in raw:
+        if isinstance(source, int) and isinstance(target, int) and target in inputs and source in raw:
             inputs[target].append(source)
     nodes = {}
     for node_id, node in raw.items():
@@ -178,9 +178,14 @@ def plan_graph(plan: Plan) -> PlanGraph:
 def load_plan_graph(path: Path) -> PlanGraph:
     """Load `path` as a plan graph; a file that is not a compiled plan is a UsageError naming it."""
     try:
-        return plan_graph(load_plan(Path(path).expanduser()))
+        plan = load_plan(Path(path).expanduser())
     except PlanError as exc:
         raise UsageError(f"{path}: {exc.message}", exc.hint) from None
+    try:
+        return plan_graph(plan)
+    except (ValueError, TypeError, AttributeError, KeyError) as exc:
+        raise UsageError(f"{path}: a node or edge is not as COMPILE PLAN writes it ({type(exc).__name__}: {exc}).",
+                         "Compile the plan again (COMPILE PLAN '<path>' FOR INSERT INTO ...).") from None
 
 
 def state_text(entry: StateEntry) -> str:

@@ -304,7 +304,7 @@ def load_orders(data_dir: Path, fallback: Path | None = None) -> tuple[list[ref.
             path = Path(folder) / FILE
             try:
                 return ref.load_orders(path), path
-            except (ValueError, IndexError) as exc:
+            except (ValueError, IndexError, ArithmeticError) as exc:  # decimal.InvalidOperation is arithmetic
                 raise UsageError(f"{path} is not the windows lab's CSV ({exc}).",
                                  "Regenerate it: `flinklab fixtures generate windows`.") from None
     raise UsageError(f"The windows data {FILE} is not in {data_dir}.",
