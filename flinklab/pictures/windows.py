@@ -52,7 +52,7 @@ class WindowValue:
         return text.strip(" ·")
 
     def bounds(self) -> str:
-        return f"[{hhmm(self.start)}, {hhmm(self.end)})" + (f" shop {self.shop}" if self.shop else "")
+        return f"[{clock(self.start)}, {clock(self.end)})" + (f" shop {self.shop}" if self.shop else "")
 
 
 @dataclass(frozen=True)
@@ -105,6 +105,12 @@ class WindowsFigure:
 
 def hhmm(ms: int) -> str:
     return ref.fmt_ms(ms)[11:16]
+
+
+def clock(ms: int) -> str:
+    """HH:MM, or HH:MM:SS when the seconds matter (a session starts at its first order)."""
+    text = ref.fmt_ms(ms)[11:19]
+    return text[:5] if text.endswith(":00") else text
 
 
 def stamp(ms: int) -> str:
@@ -263,7 +269,7 @@ def read_found(view: View, workspace: Path | None) -> tuple[list[WindowValue] | 
     absent = [c for c in view.columns if c not in out.table.columns]
     if absent:
         return [], f"yours: {out_file} has no column {', '.join(absent)}"
-    return view.found(final_rows(out.table)), f"yours: {out_file} (final rows of its changelog)"
+    return view.found(final_rows(out.table)), ""
 
 
 # ---- lanes -------------------------------------------------------------------------------------------------------
@@ -343,11 +349,14 @@ def windows_figure(orders: list[ref.Order], step: str | None = None, workspace: 
     differences: list[str] = []
     compared = False
     first_difference: int | None = None
+    read: list[str] = []  # the outputs compared
     for view in views:
         expected = view.expected(orders)
         found, note = read_found(view, workspace)
         if note:
             notes.append(note)
+        if found is not None and not note:
+            read.append(f"{view.step}.out")
         exp_bars, found_bars, diffs = compare(view, expected, found)
         bands.append(_band(view, exp_bars, "expected", shops))
         if found is not None:
@@ -357,6 +366,8 @@ def windows_figure(orders: list[ref.Order], step: str | None = None, workspace: 
             bad = [b.value.start for b in exp_bars + found_bars if b.status not in ("ok", "")]
             if bad:
                 first_difference = min(bad + ([first_difference] if first_difference is not None else []))
+    if read:
+        notes.insert(0, f"yours: {', '.join(read)} (final rows, changelogs folded)")
     full_start = _floor(min([o.ts for o in orders] + [b.value.start for band in bands for lane in band.lanes
                                                      for b in lane.bars]), 10 * ref.MINUTE)
     last = max([o.ts + 1 for o in orders] + [b.value.end for band in bands for lane in band.lanes for b in lane.bars])
