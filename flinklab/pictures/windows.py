@@ -367,7 +367,7 @@ def windows_figure(orders: list[ref.Order], step: str | None = None, workspace: 
             if bad:
                 first_difference = min(bad + ([first_difference] if first_difference is not None else []))
     if read:
-        notes.insert(0, f"yours: {', '.join(read)} (final rows, changelogs folded)")
+        notes.insert(0, f"yours: {', '.join(read)} (final rows)")
     full_start = _floor(min([o.ts for o in orders] + [b.value.start for band in bands for lane in band.lanes
                                                      for b in lane.bars]), 10 * ref.MINUTE)
     last = max([o.ts + 1 for o in orders] + [b.value.end for band in bands for lane in band.lanes for b in lane.bars])
