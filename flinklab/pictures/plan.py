@@ -31,6 +31,8 @@ STATE_NOTE = ("State tables are the node's `state` entries (TTL-governed state; 
 
 @dataclass
 class PlanNode:
+    """One exec node: its type, what it is keyed by, its changelog mode where known, its state tables, inputs."""
+
     id: int
     type: str  # e.g. "stream-exec-join_1"
     description: str
@@ -51,6 +53,8 @@ class PlanNode:
 
 @dataclass
 class PlanGraph:
+    """A plan's exec nodes by id; edges are the nodes' `inputs`."""
+
     path: Path
     flink_version: str
     nodes: dict[int, PlanNode]
@@ -189,6 +193,7 @@ def load_plan_graph(path: Path) -> PlanGraph:
 
 
 def state_text(entry: StateEntry) -> str:
+    """`leftState (TTL 0 ms, kept forever)`."""
     return f"{entry.name} (TTL {entry.ttl}{', kept forever' if entry.ttl.strip() == '0 ms' else ''})"
 
 

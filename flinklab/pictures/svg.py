@@ -49,15 +49,18 @@ class Svg:
             "x": 0, "y": 0, "width": float(width), "height": float(height), "fill": "#ffffff"}))
 
     def add(self, tag: str, parent: ET.Element | None = None, text: str | None = None, **attrs: Attr) -> ET.Element:
+        """A child element; `data_kind=...` becomes `data-kind`, a trailing `_` is dropped (`class_`), None skipped."""
         element = ET.SubElement(self.root if parent is None else parent, tag, _attrs(attrs))
         if text is not None:
             element.text = text
         return element
 
     def group(self, parent: ET.Element | None = None, **attrs: Attr) -> ET.Element:
+        """A `<g>`."""
         return self.add("g", parent, **attrs)
 
     def text(self, x: float, y: float, text: str, parent: ET.Element | None = None, **attrs: Attr) -> ET.Element:
+        """A `<text>` at (x, y), its content escaped."""
         return self.add("text", parent, text, x=float(x), y=float(y), **attrs)
 
     def tooltip(self, element: ET.Element, text: str) -> None:

@@ -46,12 +46,14 @@ class WindowValue:
         return (self.start, self.end, self.shop)
 
     def label(self, with_revenue: bool = True) -> str:
+        """`9 · 1759.05` (count · sum), or what of it the output has."""
         text = "" if self.orders is None else str(self.orders)
         if with_revenue and self.revenue is not None:
             text += f" · {format_number(self.revenue, keep_zeros=True)}"
         return text.strip(" ·")
 
     def bounds(self) -> str:
+        """`[09:00, 09:10)`, with the shop of a per-shop window."""
         return f"[{clock(self.start)}, {clock(self.end)})" + (f" shop {self.shop}" if self.shop else "")
 
 
@@ -68,6 +70,8 @@ class Bar:
 
 @dataclass
 class Lane:
+    """One row of bars (windows that do not overlap), labelled on its first row only."""
+
     label: str
     bars: list[Bar] = field(default_factory=list)
 
@@ -84,6 +88,8 @@ class Band:
 
 @dataclass
 class WindowsFigure:
+    """Everything a renderer draws: the orders, the bands of window bars, the range and what differs."""
+
     title: str
     orders: list[ref.Order]
     bands: list[Band]
@@ -104,6 +110,7 @@ class WindowsFigure:
 
 
 def hhmm(ms: int) -> str:
+    """Epoch ms as `HH:MM`."""
     return ref.fmt_ms(ms)[11:16]
 
 
