@@ -169,3 +169,14 @@ def test_chromium_renders_the_marks(tmp_path: Path):
     assert pixels_of(image, MARKS["extra"][0]) >= 6 * badge * 0.6
     assert pixels_of(image, MARKS["wrong"][0]) <= 2 * badge
     print(f"screenshot: {shot}")
+
+
+def test_right_rows_emitted_wrongly_say_so(tmp_path: Path):
+    windows_workspace(tmp_path, "tumble_agg_time_floor")  # final rows right, but -U/+U updates
+    code, _, page = _check_html(tmp_path, "windows")
+    parsed = _parse(page.read_text(encoding="utf-8"))
+    assert code == 1
+    assert [a.get("data-step") for tag, a, _ in parsed.elements if tag == "article"] == ["tumble_agg"]
+    assert "Your final windows match the expected ones" in " ".join(parsed.text)
+    assert parsed.marks("tumble_agg", "missing") == parsed.marks("tumble_agg", "extra") == []
+    assert len(parsed.marks("tumble_agg", "ok")) > 0

@@ -46,7 +46,9 @@ def _windows_pictures(ctx: GradingContext, step: str) -> list[Picture]:
     figure = windows_figure(orders, step, ctx.workspace)
     caption = (f"{VIEWS[step].title}: the expected windows, then yours from {step}.out "
                f"({len(figure.differences)} difference(s) marked)")
-    return [Picture("windows", caption, windows_svg(figure).to_string(), figure.differences)]
+    notes = [] if figure.differences or not figure.compared else [
+        "Your final windows match the expected ones: the failed check is about how they were emitted (see its hint)."]
+    return [Picture("windows", caption, windows_svg(figure).to_string(), figure.differences, notes)]
 
 
 def _joins_pictures(ctx: GradingContext, step: str) -> list[Picture]:
