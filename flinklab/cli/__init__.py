@@ -7,7 +7,7 @@ import importlib
 from flinklab.cli.app import app
 
 # Each module registers its commands on `app`. A module another issue has not delivered yet is simply absent.
-for _name in ("cluster", "sql", "labs", "image"):
+for _name in ("cluster", "sql", "labs", "image", "show"):
     try:
         importlib.import_module(f"flinklab.cli.{_name}")
     except ModuleNotFoundError as _exc:  # pragma: no cover - only while a module is missing

@@ -1,6 +1,6 @@
 """The typer app and the one place user errors are turned into a one-line message and an exit status.
 
-Command modules (cluster.py, sql.py, labs.py, image.py) register their commands on `app` with `@command(...)`;
+Command modules (cluster.py, sql.py, labs.py, image.py, show.py) register their commands on `app` with `@command(...)`;
 each command body parses options, calls a library function and hands the result to a renderer.
 """
 

@@ -19,12 +19,13 @@ from rich.table import Table
 from flinklab.cli.app import app, command, console, settings_from
 from flinklab.cluster.base import resolve_rest_url
 from flinklab.errors import ExitStatus
-from flinklab.grading.grader import grade_lab
+from flinklab.grading.grader import grade_lab, grading_context
 from flinklab.grading.render import render_report, write_json, write_junit
 from flinklab.labs import available_labs, get_lab
 from flinklab.labs.base import Lab, Step
 from flinklab.labs.fixtures_io import write_fixtures
 from flinklab.labs.runner import LabRun, RunProgress, StepRun, run_lab, select_steps
+from flinklab.pictures.html_report import write_html
 from flinklab.settings import Settings
 from flinklab.text import first_line
 
@@ -186,12 +187,17 @@ def check_command(
     junit_file: Annotated[
         Optional[Path], typer.Option("--junit", metavar="FILE", help="Also write JUnit XML.")
     ] = None,
+    html_file: Annotated[
+        Optional[Path], typer.Option("--html", metavar="FILE",
+                                     help="Also write one self-contained HTML page with pictures of failed steps.")
+    ] = None,
     workspace: Annotated[Optional[Path], typer.Option("--workspace", help=WORKSPACE_HELP)] = None,
     data_dir: Annotated[Optional[Path], typer.Option("--data-dir", help=DATA_DIR_HELP)] = None,
 ) -> None:
     """Grade the saved work (never asks the cluster). Exit 0 all pass, 1 a check failed, 2 could not grade."""
     settings = settings_from(workspace_root=workspace, data_dir=data_dir)
-    report = grade_lab(settings, get_lab(lab))
+    the_lab = get_lab(lab)
+    report = grade_lab(settings, the_lab)
     render_report(report, console)
     if json_file is not None:
         write_json(report, json_file)
@@ -199,6 +205,8 @@ def check_command(
     if junit_file is not None:
         write_junit(report, junit_file)
         console.print(f"Wrote {junit_file}")
+    if html_file is not None:
+        console.print(f"Wrote {write_html(report, html_file, grading_context(settings, the_lab))}", soft_wrap=True)
     raise typer.Exit(int(ExitStatus.SUCCESS if report.all_passed else ExitStatus.FAILURE))
 
 
