@@ -149,11 +149,11 @@ class GatewayService:
 
     def warm_up(self) -> None:
         """Build a TableEnvironment and plan one query, so the first learner's statement finds the planner warm."""
-        session = self.open_session()
+        session = Session(self.jvm, self.cluster_conf)  # not registered: no client can see or expire it
         try:
             session.execute("EXPLAIN SELECT 1")
         finally:
-            self.close_session(session.handle)
+            session.close()
 
     def info(self) -> dict[str, Any]:
         from flinklab.version import FLINK_VERSION
