@@ -11,12 +11,14 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from conftest import free_port
 
 from flinklab.cluster.rest import FlinkRest
 from flinklab.grading.parse import parse_output
@@ -386,3 +388,67 @@ def test_tableau_equals_pyflink_print(flink_cluster: Settings, sql_client: SqlCl
     assert sql_client.new_session().run_script(script, out).ok, out.getvalue()
     table = [line for line in out.getvalue().split("\n") if line.startswith(("+", "|"))]
     assert table == printed[0][:-1]
+
+
+# ---- the gateway syntax, no gateway, Ctrl-C -------------------------------------------------------------------
+
+
+@pytest.mark.live
+def test_gateway_mode_with_an_endpoint_as_flinks_client(flink_cluster: Settings, workdir: Path) -> None:
+    script = workdir / "endpoint.sql"
+    script.write_text("SET 'sql-client.execution.result-mode' = 'tableau';\nSELECT 40 + 2 AS answer;\n")
+    env = cli_env(flink_cluster)
+    env["FLINKLAB_GATEWAY_PORT"] = "1"  # only --endpoint can lead it to the gateway
+    run = subprocess.run(
+        [sql_client_sh(), "gateway", "--endpoint", f"127.0.0.1:{flink_cluster.gateway_port}", "-f", str(script)],
+        env=env, capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "|          42 |" in run.stdout and "Received a total of 1 row (" in run.stdout
+
+
+@pytest.mark.live
+def test_no_gateway_is_one_line_naming_the_url_and_exit_2(flink_cluster: Settings, workdir: Path) -> None:
+    script = workdir / "nogw.sql"
+    script.write_text("SELECT 1;\n")
+    env = cli_env(flink_cluster)
+    env["FLINKLAB_GATEWAY_PORT"] = str(free_port())  # the cluster answers, no gateway does
+    run = subprocess.run([sql_client_sh(), "-f", str(script)], env=env, capture_output=True, text=True,
+                         timeout=60, check=False)
+    assert run.returncode == 2 and run.stdout == ""
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"No SQL gateway answers at http://127.0.0.1:{env['FLINKLAB_GATEWAY_PORT']}" \
+        in lines[0] and "flink-up" in lines[0], lines
+
+
+@pytest.mark.live
+def test_ctrl_c_in_a_streaming_query_terminates_it_and_cancels_its_job(flink_cluster: Settings,
+                                                                        workdir: Path) -> None:
+    script = workdir / "endless.sql"
+    script.write_text(
+        "SET 'sql-client.execution.result-mode' = 'tableau';\n"
+        "CREATE TEMPORARY TABLE endless (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '20');\n"
+        "SELECT id FROM endless;\n"
+    )
+    rest = FlinkRest(flink_cluster.rest_url)
+    before = {j.job_id for j in rest.jobs()}
+    proc = subprocess.Popen([sql_client_sh(), "-f", str(script)], env=cli_env(flink_cluster),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        seen = ""
+        deadline = time.monotonic() + 180
+        while seen.count("| +I |") < 3:  # rows are printed as they arrive
+            line = proc.stdout.readline()
+            assert line and time.monotonic() < deadline, seen + proc.stderr.read()
+            seen += line
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    text = seen + out
+    assert proc.returncode == 130, text + err
+    assert "Traceback" not in text + err and "py4j" not in text + err
+    terminated = [line for line in text.splitlines() if line.startswith("Query terminated, received a total of ")]
+    assert len(terminated) == 1 and int(terminated[0].split()[-2]) >= 3
+    new = [j.job_id for j in rest.jobs() if j.job_id not in before]
+    assert len(new) == 1 and wait_finished(rest, new[0]) == "CANCELED"
