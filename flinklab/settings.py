@@ -18,6 +18,9 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 DEFAULT_DATA_DIR = Path("/opt/lab/fixtures/data")
 BACKENDS = ("auto", "local", "docker")
+#: The gateway JVM holds planners, not data: a small heap and the serial collector keep it near 500 MiB resident
+#: (PyFlink's defaults let it grow past 1.3 GiB).
+DEFAULT_GATEWAY_JVM_ARGS = "-Xmx512m -XX:+UseSerialGC -XX:ReservedCodeCacheSize=96m"
 
 
 def _default_state_dir(env: Mapping[str, str]) -> Path:
@@ -45,6 +48,7 @@ class Settings:
     rest_host: str = "127.0.0.1"  # FLINKLAB_REST_HOST: where clients reach the REST endpoint
     rest_port: int = 8081  # FLINKLAB_REST_PORT
     gateway_port: int = 8083  # FLINKLAB_GATEWAY_PORT: flinklab's SQL gateway (Flink's SQL Gateway REST API)
+    gateway_jvm_args: str = DEFAULT_GATEWAY_JVM_ARGS  # FLINKLAB_GATEWAY_JVM_ARGS: its JVM's options
     bind_host: str = "127.0.0.1"  # FLINKLAB_BIND_HOST: every port binds here unless asked otherwise
     backend: str = "auto"  # FLINKLAB_BACKEND: auto | local | docker
     taskmanagers: int = 1  # FLINKLAB_TASKMANAGERS
@@ -67,6 +71,7 @@ class Settings:
             rest_host=env.get("FLINKLAB_REST_HOST") or "127.0.0.1",
             rest_port=_int(env, "FLINKLAB_REST_PORT", 8081),
             gateway_port=_int(env, "FLINKLAB_GATEWAY_PORT", 8083),
+            gateway_jvm_args=env.get("FLINKLAB_GATEWAY_JVM_ARGS") or DEFAULT_GATEWAY_JVM_ARGS,
             bind_host=env.get("FLINKLAB_BIND_HOST") or "127.0.0.1",
             backend=env.get("FLINKLAB_BACKEND") or "auto",
             taskmanagers=_int(env, "FLINKLAB_TASKMANAGERS", 1),

@@ -42,6 +42,7 @@ def env(tmp_path: Path) -> dict[str, str]:
         "FLINKLAB_DATA_DIR": str(tmp_path / "data"),
         "FLINKLAB_WORKSPACE": str(tmp_path / "ws"),
         "FLINKLAB_REST_PORT": str(free_port()),
+        "FLINKLAB_GATEWAY_PORT": str(free_port()),
         "FLINKLAB_BACKEND": "",
     }
 

@@ -41,6 +41,7 @@ def launch_gateway(settings: Settings) -> Any:
 
     if java_gateway._gateway is not None or "PYFLINK_GATEWAY_PORT" in os.environ:
         return java_gateway.get_gateway()  # a JVM is already there: nothing to find or write
+    os.environ.setdefault("JVM_ARGS", settings.gateway_jvm_args)  # read by PyFlink's launcher
     java_home = gateway_java_home(settings)
     saved = os.environ.get("JAVA_HOME")
     if java_home is not None:
