@@ -24,7 +24,7 @@ from flinklab.cluster.rest import FlinkRest
 from flinklab.grading.parse import parse_output
 from flinklab.settings import Settings
 from flinklab.sqlclient import tableau
-from flinklab.sqlclient.client import SqlClient, run_invocation
+from flinklab.sqlclient.client import SqlClient, cells, column_type, run_invocation
 
 ORDERS_CSV = """\
 1,a,1.50,2024-01-01 09:00:00
@@ -315,6 +315,8 @@ def test_a_query_whose_job_fails_prints_its_rows_then_the_error(sql_client: SqlC
     assert "Received a total" not in text
 
 
+SHORT_KINDS = {"INSERT": "+I", "UPDATE_BEFORE": "-U", "UPDATE_AFTER": "+U", "DELETE": "-D"}
+
 # ---- our tableau == PyFlink's own TableResult.print() -------------------------------------------------------
 
 NOTES_CSV = """\
@@ -371,13 +373,16 @@ def test_tableau_equals_pyflink_print(flink_cluster: Settings, sql_client: SqlCl
     printed = [block.strip("\n").split("\n")[1:] for block in run.stdout.split("=== ")[1:-1]]
 
     ours = []
+    api = sql_client.api
     for mode, statements in QUERIES.items():
         session = sql_client.new_session({"execution.runtime-mode": mode})
         assert session.run_init(ddl, io.StringIO()).ok
         for query in statements:
-            fetched = session.fetch(query)
-            kinds = fetched.kinds if mode == "streaming" else None
-            ours.append(tableau.render_typed(fetched.columns, fetched.rows, kinds))
+            pages = [p for p in api.pages(session.handle, api.execute(session.handle, query)) if p.columns]
+            columns = [column_type(c) for c in pages[0].columns]
+            rows = [row for page in pages for row in page.rows]
+            kinds = [SHORT_KINDS[r["kind"]] for r in rows] if mode == "streaming" else None
+            ours.append(tableau.render_typed(columns, [cells(r) for r in rows], kinds))
     assert ours == printed
     assert any("..." in line for line in ours[0]) and any("<NULL>" in line for line in ours[0])
     assert "| +I |           1 | 2024-01-01 09:00:00.000 |   TRUE | 2024-01-02 |" in ours[1]

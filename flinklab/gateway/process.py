@@ -88,7 +88,10 @@ def gateway_state(settings: Settings) -> GatewayState:
 def start(settings: Settings, rest_url: str) -> subprocess.Popen:
     """Start the gateway process for the cluster at `rest_url` (returns at once; see :func:`wait_ready`)."""
     from flinklab.cluster.base import port_is_free
+    from flinklab.sqlclient.java_shim import NO_JAVA_HINT, docker_cli, host_java
 
+    if host_java() is None and docker_cli() is None:  # the rest (engine, image) is checked where the JVM starts
+        raise ClusterError("No Java to run the SQL gateway, and no Docker either.", NO_JAVA_HINT)
     if not port_is_free(settings.bind_host, settings.gateway_port):
         raise ClusterError(
             f"The SQL gateway's port {settings.gateway_port} on {settings.bind_host} is taken by another program.",

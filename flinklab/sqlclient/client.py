@@ -65,16 +65,6 @@ class ScriptResult:
         return [s.job_id for s in self.statements if s.job_id]
 
 
-@dataclass
-class QueryRows:
-    """A query's result as data: column types, and per row its kind (+I/-U/+U/-D) and Flink's cell texts."""
-
-    columns: list[tableau.ColumnType]
-    job_id: str | None = None
-    kinds: list[str] = field(default_factory=list)
-    rows: list[list[str]] = field(default_factory=list)
-
-
 class RunListener(Protocol):
     def statement_started(self, index: int, statement: str) -> None: ...
 
@@ -353,45 +343,22 @@ class ClientSession:
 
     def _print_query(self, first: Page, pages: Iterator[Page], printer: Printer, outcome: StatementOutcome,
                      started: float, operation: str) -> None:
-        columns = [_column_type(c) for c in first.columns]
+        columns = [column_type(c) for c in first.columns]
         width = self._max_width()
         if self.streaming:
             table = StreamingPrinter(printer, columns, width)
             try:
                 for page in _with_first(first, pages):
-                    table.rows([(_SHORT_KINDS.get(r["kind"], "+I"), _cells(r)) for r in page.rows])
+                    table.rows([(_SHORT_KINDS.get(r["kind"], "+I"), cells(r)) for r in page.rows])
             except KeyboardInterrupt:
                 printer.terminated(table.count)
                 raise
             table.footer(self._time_cost(started))
             outcome.rows = table.count
         else:
-            rows = [_cells(r) for page in _with_first(first, pages) for r in page.rows]
+            rows = [cells(r) for page in _with_first(first, pages) for r in page.rows]
             printer.batch_result([c.name for c in columns], rows, width, self._time_cost(started))
             outcome.rows = len(rows)
-
-    def fetch(self, query: str) -> QueryRows:
-        """Run one query in this session and return its rows as Flink renders them, without printing.
-
-        Raises StatementFailed when the query fails.
-        """
-        operation = self.api.execute(self.handle, query)
-        try:
-            pages = self.api.pages(self.handle, operation)
-            first = next(p for p in pages if p.result_type != "NOT_READY")
-            fetched = QueryRows(columns=[_column_type(c) for c in first.columns], job_id=first.job_id)
-            for page in _with_first(first, pages):
-                for row in page.rows:
-                    fetched.kinds.append(_SHORT_KINDS.get(row["kind"], "+I"))
-                    fetched.rows.append(_cells(row))
-            return fetched
-        except GatewayError as exc:
-            raise StatementFailed(self._reason(exc)) from None
-        finally:
-            try:
-                self.api.close_operation(self.handle, operation)
-            except GatewayError:
-                pass
 
 
 def _with_first(first: Page, rest: Iterator[Page]) -> Iterator[Page]:
@@ -399,11 +366,13 @@ def _with_first(first: Page, rest: Iterator[Page]) -> Iterator[Page]:
     yield from rest
 
 
-def _cells(row: Mapping[str, object]) -> list[str]:
+def cells(row: Mapping[str, object]) -> list[str]:
+    """A PLAIN_TEXT row's cells as the tableau prints them (SQL NULL as `<NULL>`)."""
     return [tableau.NULL_VALUE if cell is None else str(cell) for cell in row["fields"]]  # type: ignore[union-attr]
 
 
-def _column_type(column: Mapping[str, object]) -> tableau.ColumnType:
+def column_type(column: Mapping[str, object]) -> tableau.ColumnType:
+    """What the tableau needs of a result column: its name, type root and precision."""
     logical = column.get("logicalType") or {}
     root = str(logical.get("type", "VARCHAR"))  # type: ignore[union-attr]
     precision = logical.get("precision")  # type: ignore[union-attr]
