@@ -48,14 +48,13 @@ def live_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 @pytest.fixture(scope="session")
 def flink_cluster(live_settings: Settings):
     """A real local Flink session cluster for the whole test session."""
-    from flinklab.cluster.local import LocalBackend
+    from flinklab.cluster.lifecycle import bring_down, bring_up
 
-    backend = LocalBackend(live_settings)
-    backend.up()
+    bring_up(live_settings)  # provisions the fixtures into its data dir, then starts the cluster
     try:
         yield live_settings
     finally:
-        backend.down()
+        bring_down(live_settings)
 
 
 @pytest.fixture(scope="session")

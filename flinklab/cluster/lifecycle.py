@@ -1,0 +1,69 @@
+"""The `flink-up` / `flink-down` use cases: everything around a backend's `up` and `down`, once, for every backend.
+
+`bring_up` is a short list of steps on purpose; a new step (e.g. starting the SQL gateway process) is one more line
+in it, not a change to any backend:
+
+1. choose the backend (flinklab.cluster.select: explicit, recorded, or auto from the registry);
+2. provision the lab data into the data dir, when the cluster reads it from this host (backends know no lab);
+3. `backend.up()`: start, repair or attach, and wait until the cluster is ready.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flinklab.cluster.base import ClusterBackend, ProgressFn, RecordUnreadable, UpResult, read_record
+from flinklab.cluster.select import backend_for, stop_cluster
+from flinklab.labs.provision import provision_data
+from flinklab.settings import Settings
+
+
+def _quiet(message: str) -> None:
+    """A ProgressFn that says nothing."""
+
+
+def bring_up(settings: Settings, progress: ProgressFn | None = None) -> UpResult:
+    """Choose the backend, provision the lab data where the cluster reads it, start (or attach to) the cluster.
+
+    `progress` hears every step, the chosen backend first (`backend: NAME (why)`). Errors are FlinklabErrors
+    (one line); a failed start leaves no record behind (each backend's `up` cleans up what it started)."""
+    say = progress or _quiet
+    backend, reason = backend_for(settings)
+    say(f"backend: {backend.name} ({reason})")
+    copied = provision(settings, backend, say)
+    # The SQL gateway process will start here, in parallel with the cluster (it needs the REST endpoint only
+    # once the first statement comes): start it before `backend.up`, join it after.
+    result = backend.up(progress=say)
+    result.reason = result.reason or reason
+    result.copied = [str(path) for path in copied]
+    return result
+
+
+def provision(settings: Settings, backend: ClusterBackend, say: ProgressFn) -> list:
+    """Copy the lab data into the data dir when `backend`'s cluster reads it from this host; return what was
+    copied. A cluster elsewhere (remote) must already have it: its `up` checks that instead."""
+    if not backend.reads_local_data:
+        return []
+    copied = provision_data(settings)
+    if copied:
+        say(f"copied {len(copied)} data file(s) to {settings.data_dir}")
+    return copied
+
+
+@dataclass
+class DownResult:
+    backend: str
+    done: bool  # something was stopped (or detached from)
+    stopped: bool  # the cluster's processes were stopped (False for a detached remote cluster: it keeps running)
+    rest_url: str = ""
+
+
+def bring_down(settings: Settings, say: ProgressFn | None = None) -> DownResult:
+    """Stop what `flink-up` started, or detach from a remote cluster (which keeps running)."""
+    try:
+        record = read_record(settings)
+    except RecordUnreadable:
+        record = None  # stop_cluster reports and removes it
+    backend, done = stop_cluster(settings, say=say or _quiet)
+    return DownResult(backend=backend.name, done=done, stopped=done and backend.owns_cluster,
+                      rest_url=record.rest_url if record else "")
