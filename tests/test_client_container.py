@@ -149,10 +149,11 @@ def test_host_with_java_writes_no_shim(tmp_path: Path):
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory, standin_image: str, docker_client):
     from flinklab.cluster.docker import DockerBackend
+    from flinklab.cluster.lifecycle import bring_up
 
     settings = docker_settings(tmp_path_factory.mktemp("client-container"), standin_image)
     backend = DockerBackend(settings)
-    backend.up()
+    bring_up(settings)  # provisions the lab data (`flinklab run joins` below reads it), then starts the cluster
     try:
         yield settings
     finally:

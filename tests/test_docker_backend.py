@@ -24,6 +24,7 @@ from docker_fixtures import (  # noqa: F401 - fixtures
 
 from flinklab.cluster.base import read_record
 from flinklab.cluster.docker import DockerBackend
+from flinklab.cluster.lifecycle import bring_up
 from flinklab.cluster.rest import FlinkRest
 from flinklab.errors import ClusterError
 from flinklab.settings import Settings
@@ -38,7 +39,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, standin_image: str, docker
     settings = docker_settings(tmp_path_factory.mktemp("docker"), standin_image)
     backend = DockerBackend(settings)
     started = time.monotonic()
-    result = backend.up()
+    result = bring_up(settings)  # what flink-up does: provision the lab data, then the backend's up
     print(f"\ndocker flink-up cold: {time.monotonic() - started:.1f}s")
     try:
         yield settings, backend, result
@@ -88,7 +89,7 @@ def test_up_gives_a_ready_cluster_with_one_taskmanager(cluster, docker_client):
     assert (st.taskmanagers, st.slots_total) == (1, settings.slots)
     record = read_record(settings)
     assert record is not None and record.backend == "docker"
-    assert record.details["image"] == settings.image
+    assert record.image == settings.image and record.details.project == backend.project
     jm = docker_client.containers.get(backend.jm_name())
     bindings = jm.attrs["HostConfig"]["PortBindings"]["8081/tcp"]
     assert bindings == [{"HostIp": "127.0.0.1", "HostPort": str(settings.rest_port)}]
@@ -129,7 +130,7 @@ def test_killed_taskmanager_fails_the_query_shows_in_status_and_up_repairs_it(cl
     tm = backend.tm_name(1)
     rest = FlinkRest(settings.rest_url)
     killed: list[str] = []
-    tm_ip = next(ip for ip, name in read_record(settings).details["addresses"].items() if name == tm)
+    tm_ip = next(ip for ip, name in read_record(settings).details.addresses.items() if name == tm)
 
     def tasks_running() -> bool:
         # A job is RUNNING before its tasks are deployed: kill the TaskManager only once every task runs on it,

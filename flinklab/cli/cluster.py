@@ -130,7 +130,10 @@ def render_status(st: ClusterStatus) -> None:
     state = "[green]running[/]" if st.running else "[red]not running[/]"
     if st.backend == "none":
         state = "[red]none started by flinklab[/]"
-    console.print(f"cluster:       {state} ({st.backend}{' (attached)' if st.attached else ''})")
+    if st.attached:  # flinklab did not start it: say so, `flink-down` only detaches
+        console.print(f"cluster:       {state}, {st.backend} (attached)")
+    else:
+        console.print(f"cluster:       {state} ({st.backend})")
     console.print(f"REST / Web UI: {st.rest_url}")
     if st.flink_version:
         console.print(f"Flink:         {st.flink_version}")

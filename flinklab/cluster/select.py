@@ -21,8 +21,11 @@ from flinklab.cluster.rest import FlinkRest, RestUnavailable
 from flinklab.errors import ClusterError
 from flinklab.settings import Settings
 
-#: The backend whose logs and strays outlive its record (`flinklab logs` after `flink-down`), and auto's fallback.
-FALLBACK = backend_names()[-1]
+
+def fallback() -> str:
+    """The registry's last backend: auto's fallback, and the one whose logs and strays outlive its record
+    (`flinklab logs` after `flink-down`)."""
+    return backend_names()[-1]
 
 
 def make_backend(name: str, settings: Settings) -> ClusterBackend:
@@ -39,7 +42,7 @@ def backend_for(settings: Settings) -> tuple[ClusterBackend, str]:
     record = read_record(settings)
     if record is not None:
         return make_backend(record.backend, settings), f"a {record.backend} cluster is recorded in {settings.state_dir}"
-    why = f"no other backend is registered than {FALLBACK}"
+    why = f"no other backend is registered than {fallback()}"
     for name in backend_names()[:-1]:
         try:
             cls = backend_class(name)
@@ -52,7 +55,7 @@ def backend_for(settings: Settings) -> tuple[ClusterBackend, str]:
             usable, why = False, f"{name} check failed: {exc}"
         if usable:
             return cls(settings), why
-    return make_backend(FALLBACK, settings), why
+    return make_backend(fallback(), settings), why
 
 
 def recorded_backend(settings: Settings) -> ClusterBackend | None:
@@ -85,7 +88,7 @@ def stop_cluster(settings: Settings, say: Callable[[str], None] | None = None) -
     (local: processes using this state dir's config; docker: containers of this port's project; remote: nothing)
     and the record is removed, so the next `flink-up` starts clean. `say` is told what happened to the record."""
     try:
-        backend = recorded_backend(settings) or make_backend(FALLBACK, settings)
+        backend = recorded_backend(settings) or make_backend(fallback(), settings)
     except RecordUnreadable as exc:
         return _stop_without_record(settings, exc, say or (lambda message: None))
     return backend, backend.down()
@@ -102,9 +105,9 @@ def _stop_without_record(settings: Settings, exc: RecordUnreadable,
             backend = make_backend(name, settings)
             if backend.owns_cluster and backend.down():
                 stopped.append(backend)
-    return (stopped[0] if stopped else make_backend(FALLBACK, settings)), bool(stopped)
+    return (stopped[0] if stopped else make_backend(fallback(), settings)), bool(stopped)
 
 
 def log_backend(settings: Settings) -> ClusterBackend:
     """The recorded cluster's backend; without a record, the fallback one (local: its logs outlive `flink-down`)."""
-    return recorded_backend(settings) or make_backend(FALLBACK, settings)
+    return recorded_backend(settings) or make_backend(fallback(), settings)
