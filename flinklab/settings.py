@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from flinklab.cluster.registry import backend_names
 from flinklab.errors import UsageError
 from flinklab.version import DEFAULT_FLINK_IMAGE
 
@@ -22,8 +23,6 @@ DEFAULT_REST_PORT = 8081
 
 def backend_choices() -> tuple[str, ...]:
     """`auto` and every registered backend (flinklab.cluster.registry)."""
-    from flinklab.cluster.registry import backend_names
-
     return ("auto", *backend_names())
 
 

@@ -16,6 +16,7 @@ from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import ClassVar, Protocol, TypeVar, get_origin, get_type_hints
 
+from flinklab.cluster.registry import BACKENDS, backend_class
 from flinklab.cluster.rest import FlinkRest
 from flinklab.cluster.waits import JOBMANAGER, TASKMANAGER, one_line
 from flinklab.errors import ClusterError, UsageError
@@ -100,8 +101,6 @@ def read_record(settings: Settings) -> ClusterRecord | None:
 
     A file that is there but unusable raises RecordUnreadable: treating it as "nothing recorded" would let `up`
     start a second cluster beside the one it describes."""
-    from flinklab.cluster.registry import BACKENDS, backend_class
-
     path = record_path(settings)
     try:
         data = json.loads(path.read_text())

@@ -11,6 +11,7 @@ in it, not a change to any backend:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from flinklab.cluster.base import ClusterBackend, ProgressFn, RecordUnreadable, UpResult, read_record
 from flinklab.cluster.select import backend_for, stop_cluster
@@ -39,7 +40,7 @@ def bring_up(settings: Settings, progress: ProgressFn | None = None) -> UpResult
     return result
 
 
-def provision(settings: Settings, backend: ClusterBackend, say: ProgressFn) -> list:
+def provision(settings: Settings, backend: ClusterBackend, say: ProgressFn) -> list[Path]:
     """Copy the lab data into the data dir when `backend`'s cluster reads it from this host; return what was
     copied. A cluster elsewhere (remote) must already have it: its `up` checks that instead."""
     if not backend.reads_local_data:
