@@ -16,7 +16,7 @@ from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import ClassVar, Protocol, TypeVar, get_origin, get_type_hints
 
-from flinklab.cluster.registry import BACKENDS, backend_class
+from flinklab.cluster.registry import backend_class, backend_names
 from flinklab.cluster.rest import FlinkRest
 from flinklab.cluster.waits import JOBMANAGER, TASKMANAGER, one_line
 from flinklab.errors import ClusterError, UsageError
@@ -111,7 +111,7 @@ def read_record(settings: Settings) -> ClusterRecord | None:
     if not isinstance(data, dict):
         raise RecordUnreadable(path, f"a JSON {type(data).__name__}, not an object")
     record = typed_from_json(ClusterRecord, data, path, "record")  # `details` is still JSON here
-    if record.backend not in BACKENDS:
+    if record.backend not in backend_names():
         raise RecordUnreadable(path, f"unknown backend {record.backend!r}")
     record.details = typed_from_json(backend_class(record.backend).Details, record.details, path, "details")
     return record
