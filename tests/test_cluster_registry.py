@@ -347,3 +347,13 @@ def test_every_environment_variable_is_in_the_readme_settings_table() -> None:
     table = readme.split("## Settings", 1)[1].split("\n## ", 1)[0]
     missing = [name for name in ENV_VARS if f"`{name}`" not in table]
     assert missing == []
+
+
+def test_the_runners_container_image_comes_from_the_records_common_field(settings: Settings) -> None:
+    from flinklab.sqlclient.java_shim import client_image
+
+    assert client_image(settings) == settings.image  # nothing recorded
+    write_record(settings, _record(settings, "docker"))
+    assert client_image(settings) == "flink:x"  # the image the docker cluster runs on (present on this host)
+    write_record(settings, _record(settings, "remote"))
+    assert client_image(settings) == settings.image  # a remote cluster's image is not known here
