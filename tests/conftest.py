@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import socket
 from pathlib import Path
 
@@ -49,34 +48,17 @@ def live_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     )
 
 
-@contextlib.contextmanager
-def running_gateway(settings: Settings):
-    """flinklab's SQL gateway process for the cluster of `settings`, as `flink-up` starts it."""
-    from flinklab.gateway import process as gateway
-
-    proc = gateway.start(settings, settings.rest_url)
-    try:
-        gateway.wait_ready(settings, proc, 300)
-        yield settings
-    finally:
-        gateway.stop(settings)
-
-
 @pytest.fixture(scope="session")
 def flink_cluster(live_settings: Settings):
-    """A real local Flink session cluster and its SQL gateway for the whole test session."""
-    from flinklab.cluster.local import LocalBackend
-    from flinklab.gateway import process as gateway
+    """A real local Flink session cluster and its SQL gateway for the whole test session, as `flink-up` starts
+    them (the fixtures provisioned into its data dir)."""
+    from flinklab.cluster.lifecycle import bring_down, bring_up
 
-    proc = gateway.start(live_settings, live_settings.rest_url)  # warms up while the cluster starts
-    backend = LocalBackend(live_settings)
     try:
-        backend.up()
-        gateway.wait_ready(live_settings, proc, 300)
+        bring_up(live_settings)
         yield live_settings
     finally:
-        gateway.stop(live_settings)
-        backend.down()
+        bring_down(live_settings)
 
 
 @pytest.fixture(scope="session")

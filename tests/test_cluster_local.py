@@ -49,9 +49,7 @@ def cli_env(settings: Settings) -> dict[str, str]:
 def recorded_pids(settings: Settings) -> dict[str, int]:
     record = read_record(settings)
     assert record is not None
-    pids = {"jobmanager": record.details["jobmanager"]["pid"]}
-    pids.update({name: info["pid"] for name, info in record.details["taskmanagers"].items()})
-    return pids
+    return {"jobmanager": record.details.jobmanager_pid, **record.details.taskmanager_pids}
 
 
 def _loopback(hex_addr: str) -> str:

@@ -216,6 +216,9 @@ def _guarded(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Req
             return _server_side("Failed to fetchResults.", exc.text)
         except FetchError as exc:
             return _server_side("Failed to fetchResults.", f"{SQL_GATEWAY_EXCEPTION}: {exc}")
+        except Exception as exc:  # noqa: BLE001 - a 500 with the reason, as Flink's handlers answer
+            return _server_side(f"Failed to {request.method} {request.url.path}.",
+                                f"{SQL_GATEWAY_EXCEPTION}: {type(exc).__name__}: {exc}")
 
     return endpoint
 

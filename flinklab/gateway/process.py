@@ -85,8 +85,9 @@ def gateway_state(settings: Settings) -> GatewayState:
                         log=str(log_file(settings)))
 
 
-def start(settings: Settings, rest_url: str) -> subprocess.Popen:
-    """Start the gateway process for the cluster at `rest_url` (returns at once; see :func:`wait_ready`)."""
+def start(settings: Settings, rest_url: str | None = None) -> subprocess.Popen:
+    """Start the gateway process (returns at once; see :func:`wait_ready`) for the cluster at `rest_url`, or, by
+    default, for the cluster recorded in the state dir, whichever it is when a session opens."""
     from flinklab.cluster.base import port_is_free
     from flinklab.sqlclient.java_shim import NO_JAVA_HINT, docker_cli, host_java
 
@@ -100,7 +101,7 @@ def start(settings: Settings, rest_url: str) -> subprocess.Popen:
     log = log_file(settings)
     log.parent.mkdir(parents=True, exist_ok=True)
     args = [sys.executable, "-m", _MODULE, "--host", settings.bind_host, "--port", str(settings.gateway_port),
-            "--rest-url", rest_url, "--state-dir", str(settings.state_dir)]
+            "--state-dir", str(settings.state_dir), *(["--rest-url", rest_url] if rest_url else [])]
     with open(log, "ab") as out:
         proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                 start_new_session=True, close_fds=True)
@@ -151,14 +152,14 @@ def stop(settings: Settings) -> bool:
     return True
 
 
-def ensure_started(settings: Settings, rest_url: str) -> subprocess.Popen | None:
+def ensure_started(settings: Settings) -> subprocess.Popen | None:
     """Start the gateway unless a healthy one runs (a running one that does not answer is restarted)."""
     state = gateway_state(settings)
     if state.healthy:
         return None
     if state.pid is not None:
         stop(settings)
-    return start(settings, rest_url)
+    return start(settings)
 
 
 def follow_log(settings: Settings, follow: bool) -> Iterator[str]:

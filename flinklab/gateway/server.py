@@ -21,22 +21,26 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="flinklab-gateway", description=__doc__)
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8083)
-    parser.add_argument("--rest-url", required=True, help="the Flink cluster's REST endpoint")
+    parser.add_argument("--rest-url", help="the Flink cluster's REST endpoint (default: the cluster that "
+                        "flink-up recorded in --state-dir, read when a session opens)")
     parser.add_argument("--state-dir", type=Path, required=True, help="for the JVM's logs")
     parser.add_argument("--idle-timeout", type=float, default=DEFAULT_IDLE_TIMEOUT, help="seconds")
     parser.add_argument("--check-interval", type=float, default=DEFAULT_CHECK_INTERVAL, help="seconds")
     return parser.parse_args(argv)
 
 
-def build_service(rest_url: str, state_dir: Path, idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+def build_service(rest_url: str | None, state_dir: Path, idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
                   check_interval: float = DEFAULT_CHECK_INTERVAL) -> GatewayService:
-    """A warm GatewayService on this process's PyFlink JVM."""
+    """A warm GatewayService on this process's PyFlink JVM, for the cluster at `rest_url` (None: the recorded
+    cluster of `state_dir`, looked up as each session opens)."""
+    from flinklab.cluster.base import resolve_rest_url
     from flinklab.gateway.jvm import Jvm, launch_gateway
     from flinklab.settings import Settings
 
     settings = Settings.from_env(state_dir=state_dir)
     jvm = Jvm(launch_gateway(settings))
-    service = GatewayService(jvm, GatewayConfig(rest_url, idle_timeout, check_interval))
+    target = rest_url or (lambda: resolve_rest_url(settings))
+    service = GatewayService(jvm, GatewayConfig(target, idle_timeout, check_interval))
     service.warm_up()
     return service
 
@@ -81,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     log = logging.getLogger("flinklab.gateway")
-    log.info("starting: cluster %s, binding %s:%s", args.rest_url, args.host, args.port)
+    log.info("starting: cluster %s, binding %s:%s", args.rest_url or "as recorded", args.host, args.port)
     try:
         service = build_service(args.rest_url, args.state_dir, args.idle_timeout, args.check_interval)
     except Exception as exc:  # noqa: BLE001 - the process log is where flink-up points the user

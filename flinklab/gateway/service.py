@@ -10,9 +10,10 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlparse
 
 from flinklab.gateway.errors import error_text
 from flinklab.gateway.jvm import Jvm
@@ -31,9 +32,14 @@ class NotFound(Exception):
 
 @dataclass(frozen=True)
 class GatewayConfig:
-    rest_url: str  # the Flink cluster's REST endpoint (jobs are submitted there)
+    #: the Flink cluster's REST endpoint (jobs are submitted there), or how to find it when a session opens
+    #: (flink-up's gateway reads the cluster record then, so it follows the cluster it was started beside)
+    rest_url: str | Callable[[], str]
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT
     check_interval: float = DEFAULT_CHECK_INTERVAL
+
+    def cluster_url(self) -> str:
+        return self.rest_url() if callable(self.rest_url) else self.rest_url
 
 
 class GatewayService:
@@ -42,14 +48,6 @@ class GatewayService:
     def __init__(self, jvm: Jvm, config: GatewayConfig):
         self.jvm = jvm
         self.config = config
-        from urllib.parse import urlparse
-
-        parsed = urlparse(config.rest_url)
-        self.cluster_conf = {
-            "execution.target": "remote",
-            "rest.address": parsed.hostname or "127.0.0.1",
-            "rest.port": str(parsed.port or 8081),
-        }
         self._sessions: dict[str, Session] = {}
         self._operations: dict[str, dict[str, Operation]] = {}
         self._lock = threading.Lock()
@@ -59,8 +57,14 @@ class GatewayService:
 
     # ---- sessions --------------------------------------------------------------------------------------
 
+    def cluster_conf(self) -> dict[str, str]:
+        """Where a new session's jobs go: `execution.target: remote` at the cluster's REST endpoint."""
+        parsed = urlparse(self.config.cluster_url())
+        return {"execution.target": "remote", "rest.address": parsed.hostname or "127.0.0.1",
+                "rest.port": str(parsed.port or 8081)}
+
     def open_session(self, properties: Mapping[str, str] | None = None, name: str | None = None) -> Session:
-        session = Session(self.jvm, self.cluster_conf, properties, name)
+        session = Session(self.jvm, self.cluster_conf(), properties, name)
         with self._lock:
             self._sessions[session.handle] = session
             self._operations[session.handle] = {}
@@ -149,7 +153,8 @@ class GatewayService:
 
     def warm_up(self) -> None:
         """Build a TableEnvironment and plan one query, so the first learner's statement finds the planner warm."""
-        session = Session(self.jvm, self.cluster_conf)  # not registered: no client can see or expire it
+        # not registered: no client can see or expire it; it plans only, so it needs no cluster to be there yet
+        session = Session(self.jvm, {"execution.target": "remote", "rest.address": "127.0.0.1", "rest.port": "1"})
         try:
             session.execute("EXPLAIN SELECT 1")
         finally:

@@ -131,15 +131,16 @@ def gateway_url(settings: Settings) -> str:
 class SqlClient:
     """A connection to a SQL gateway (the running one, or an embedded one for this process)."""
 
-    def __init__(self, settings: Settings, url: str | None = None, *, embedded: bool = False):
+    def __init__(self, settings: Settings, url: str | None = None, *, embedded: bool = False,
+                 cluster_url: str | None = None):
         self.settings = settings
         self._embedded: EmbeddedGateway | None = None
-        # flinklab's own gateway: its cluster is the recorded one, checked first (no cluster is the likelier
-        # mistake, and its message says so); a gateway named by URL is taken as it is
-        self.cluster_url = resolve_rest_url(settings) if url is None else None
+        # flinklab's own gateway: its cluster is the recorded one (or `cluster_url`), checked first (no cluster is
+        # the likelier mistake, and its message says so); a gateway named by URL is taken as it is
+        self.cluster_url = cluster_url or (resolve_rest_url(settings) if url is None else None)
         self.check_cluster()
         if embedded:
-            self._embedded = _start_embedded(settings)
+            self._embedded = _start_embedded(settings, self.cluster_url or resolve_rest_url(settings))
             url = self._embedded.url
         self.url = (url or gateway_url(settings)).rstrip("/")
         self.api = GatewayClient(self.url)
@@ -180,10 +181,10 @@ class SqlClient:
             self.api.close()
 
 
-def _start_embedded(settings: Settings) -> EmbeddedGateway:
+def _start_embedded(settings: Settings, cluster_url: str) -> EmbeddedGateway:
     from flinklab.gateway.server import EmbeddedGateway, build_service
 
-    return EmbeddedGateway(build_service(resolve_rest_url(settings), settings.state_dir)).start()
+    return EmbeddedGateway(build_service(cluster_url, settings.state_dir)).start()
 
 
 class ClientSession:

@@ -92,10 +92,11 @@ def _docker(docker: str, *args: str, timeout: float = 30) -> subprocess.Complete
 
 
 def client_image(settings: Settings) -> str:
-    """The running docker cluster's image (it is present: the cluster runs on it), else the settings' image."""
+    """The running cluster's image when flinklab knows it (it is present: the cluster runs on it), else the
+    settings' image."""
     record = read_record(settings)
-    if record is not None and record.backend == "docker" and record.details.get("image"):
-        return str(record.details["image"])
+    if record is not None and record.image:
+        return record.image
     return settings.image
 
 
