@@ -167,7 +167,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, standin_image: str, docker
 def client_containers(docker_client, **labels: str) -> list:
     filters = [f"{java_shim.LABEL_CLIENT}={java_shim.CLIENT_VALUE}"]
     filters += [f"{k}={v}" for k, v in labels.items()]
-    return docker_client.containers.list(all=True, filters={"label": filters})
+    # sparse: no inspect per container, so one that goes away while listing is no error
+    return docker_client.containers.list(all=True, filters={"label": filters}, sparse=True)
 
 
 def up_without_java(settings: Settings, tmp_path: Path) -> subprocess.CompletedProcess:
@@ -177,9 +178,14 @@ def up_without_java(settings: Settings, tmp_path: Path) -> subprocess.CompletedP
     return subprocess.run(["flinklab", "up"], env=env, capture_output=True, text=True, timeout=600)
 
 
-def wait_gone(docker_client, what: str, timeout: float = 30) -> None:
+def of_gateway(pid: int) -> dict[str, str]:
+    """The label of the containers whose JVM belongs to the gateway process `pid`."""
+    return {java_shim.LABEL_CLIENT_PID: str(pid)}
+
+
+def wait_gone(docker_client, pid: int, what: str, timeout: float = 30) -> None:
     deadline = time.monotonic() + timeout
-    while client_containers(docker_client):
+    while client_containers(docker_client, **of_gateway(pid)):
         assert time.monotonic() < deadline, f"the gateway's container outlived {what} by {timeout:.0f} s"
         time.sleep(0.5)
 
@@ -196,7 +202,9 @@ def test_without_java_the_gateway_jvm_runs_in_a_container_and_sql_client_uses_it
     print(f"\ngateway start with its JVM in a container: {time.monotonic() - started:.1f}s")
     assert up.returncode == 0, up.stdout + up.stderr
     assert "the SQL gateway" in up.stdout
-    assert len(client_containers(docker_client)) == 1, "the gateway's JVM runs in exactly one container"
+    pid = gateway.running_pid(settings)
+    assert pid is not None
+    assert len(client_containers(docker_client, **of_gateway(pid))) == 1, "the gateway's JVM runs in one container"
     assert (settings.state_dir / java_shim.SHIM_DIR / "bin" / "java").is_file()
 
     (settings.data_dir / "tiny.csv").write_text(TINY_CSV)
@@ -231,7 +239,7 @@ def test_without_java_the_gateway_jvm_runs_in_a_container_and_sql_client_uses_it
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
     assert gateway.stop(settings)  # what flink-down does first
-    wait_gone(docker_client, "flink-down")
+    wait_gone(docker_client, pid, "flink-down")
 
 
 @pytest.mark.docker
@@ -243,9 +251,9 @@ def test_the_gateway_container_goes_with_a_killed_gateway(cluster: Settings, doc
     up = up_without_java(cluster, tmp_path)
     assert up.returncode == 0, up.stdout + up.stderr
     pid = gateway.running_pid(cluster)
-    assert pid is not None and len(client_containers(docker_client)) == 1
+    assert pid is not None and len(client_containers(docker_client, **of_gateway(pid))) == 1
     os.kill(pid, signal.SIGKILL)
-    wait_gone(docker_client, "a SIGKILL of the gateway")
+    wait_gone(docker_client, pid, "a SIGKILL of the gateway")
 
 
 @pytest.mark.docker

@@ -62,6 +62,9 @@ def test_gateway_error_unwraps_the_server_side_exception() -> None:
         ("CREATE TABLE t (a INT)", "ddl"),
         ("DESC t", "describe"),
         ("SELECTED", "other"),
+        ("help", "help"),
+        (" Quit ", "quit"),
+        ("EXIT", "quit"),
     ],
 )
 def test_guess_kind_from_leading_words(statement: str, kind: str) -> None:

@@ -44,6 +44,11 @@ class StatementError(Exception):
         return f"{self.java_class}: {self.message}"
 
 
+def _is_add_jar(statement: str, path: str) -> bool:
+    words = " ".join(statement.upper().split())
+    return words.startswith("ADD JAR") and path in statement
+
+
 def _strip_sql_comments(statement: str) -> str:
     from flinklab.sqlclient.splitter import strip_comments
 
@@ -59,9 +64,19 @@ class Session:
         self.handle = str(uuid.uuid4())
         self.name = name or self.handle
         self.jvm = jvm
-        self._cluster_conf = dict(cluster_conf)  # execution.target, rest.address/port: not user-settable here
-        self._defaults = {k: str(v) for k, v in (properties or {}).items()}
-        self.conf: dict[str, str] = dict(self._defaults)
+        self._cluster_conf = dict(cluster_conf)  # execution.target, rest.address/port
+        # what Flink's gateway lists for every session (its DefaultContext for a remote session cluster)
+        self._base = {
+            "execution.attached": "true",
+            "execution.shutdown-on-attached-exit": "false",
+            "execution.state-recovery.claim-mode": "NO_CLAIM",
+            "execution.state-recovery.ignore-unclaimed-state": "false",
+            "execution.target": self._cluster_conf.get("execution.target", "remote"),
+            "jobmanager.rpc.address": self._cluster_conf.get("rest.address", "127.0.0.1"),
+            "rest.port": self._cluster_conf.get("rest.port", "8081"),
+        }
+        # the properties it was opened with; RESET drops them as Flink's does (back to the gateway's defaults)
+        self.conf: dict[str, str] = {k: str(v) for k, v in (properties or {}).items()}
         self._catalog_log: list[str] = []
         self._tenv: Any = None
         self._tenv_mode: str | None = None
@@ -78,11 +93,8 @@ class Session:
         return self.conf.get(RUNTIME_MODE, "streaming").strip().lower()
 
     def properties(self) -> dict[str, str]:
-        """The session's configuration as `GET /sessions/:handle` reports it."""
-        props = dict(self._cluster_conf)
-        props[RUNTIME_MODE] = self.runtime_mode
-        props.update(self.conf)
-        return props
+        """The session's configuration as `GET /sessions/:handle` and `SET;` report it."""
+        return {**self._base, **self.conf}
 
     def touch(self) -> None:
         self.last_access = time.monotonic()
@@ -97,7 +109,7 @@ class Session:
 
     def _build_env(self) -> Any:
         conf = self.jvm.jvm.org.apache.flink.configuration.Configuration()
-        for key, value in self.properties().items():
+        for key, value in {**self._cluster_conf, **self.properties(), RUNTIME_MODE: self.runtime_mode}.items():
             conf.setString(key, value)
         tenv = self._worker.createEnvironment(conf)
         for statement in self._catalog_log:
@@ -144,10 +156,35 @@ class Session:
                 "No Statement Set to submit. 'END' statement should be used after 'BEGIN STATEMENT SET'.",
                 "org.apache.flink.table.gateway.service.utils.SqlExecutionException",
             )
+        if str(operation.getClass().getSimpleName()) == "RemoveJarOperation":
+            return self._remove_jar(tenv, operation)
         result = self._worker.execute(tenv, operation)
         if kind == "ddl":
             self._catalog_log.append(statement)
+        elif kind == "insert":
+            self._remember_created_table(tenv, operation)
         return ResultSource.from_table_result(self.jvm, result, is_query=kind == "query")
+
+    def _remember_created_table(self, tenv: Any, operation: Any) -> None:
+        """A CREATE/REPLACE TABLE ... AS SELECT: log its table as `SHOW CREATE TABLE` prints it, so a rebuilt
+        TableEnvironment (a new runtime mode) has the table without running the query again."""
+        if str(operation.getClass().getSimpleName()) not in ("CreateTableASOperation", "ReplaceTableAsOperation"):
+            return
+        identifier = operation.getCreateTableOperation().getTableIdentifier().asSerializableString()
+        shown = self._worker.execute(tenv, self._parse_one(tenv, f"SHOW CREATE TABLE {identifier}"))
+        rows = shown.collectInternal()
+        try:
+            if rows.hasNext():
+                self._catalog_log.append(str(rows.next().getString(0)))
+        finally:
+            rows.close()
+
+    def _remove_jar(self, tenv: Any, operation: Any) -> ResultSource:
+        """REMOVE JAR, which Flink's gateway does itself (TableEnvironment.executeSql has no such operation)."""
+        path = str(operation.getPath())
+        tenv.getResourceManager().unregisterJarResource(path)
+        self._catalog_log = [s for s in self._catalog_log if not _is_add_jar(s, path)]
+        return StaticRows.ok()
 
     def kind(self, op: Any) -> str:
         """What the operation is: query, insert, statement_set, ddl, show, ... (Flink's operation classes)."""
@@ -240,13 +277,21 @@ class Session:
             self._tenv.getConfig().set(key, value)
 
     def reset(self, key: str | None) -> None:
-        if key is None:
-            self.conf = dict(self._defaults)
-        elif key in self._defaults:
-            self.conf[key] = self._defaults[key]
-        else:
-            self.conf.pop(key, None)
-        self._tenv = None  # a TableConfig cannot forget a key; the next statement builds a fresh environment
+        """RESET one key, or all: back to the gateway's defaults, keeping the catalog (as Flink's gateway)."""
+        removed = list(self.conf) if key is None else [key]
+        mode = self.runtime_mode
+        for name in removed:
+            self.conf.pop(name, None)
+        if self._tenv is None:
+            return
+        if self.runtime_mode != mode:
+            self.env()  # a TableEnvironment's mode is fixed: build one and replay the catalog on it
+            return
+        table_conf = self._tenv.getConfig().getConfiguration()
+        for name in removed:
+            table_conf.removeKey(name)
+            if name in self._base:
+                table_conf.setString(name, self._base[name])
 
     def complete(self, statement: str, position: int) -> list[str]:
         """Flink's completion hints for `statement` at `position` (its SQL parser's)."""

@@ -81,6 +81,9 @@ class StatementFailed(Exception):
 
 _SHORT_KINDS = {"INSERT": "+I", "UPDATE_BEFORE": "-U", "UPDATE_AFTER": "+U", "DELETE": "-D"}
 
+#: Commands the client answers itself, as Flink's CliClient does (they never reach the gateway).
+CLIENT_COMMANDS = {"HELP": "help", "QUIT": "quit", "EXIT": "quit", "CLEAR": "clear"}
+
 _KIND_WORDS = [
     ("SET", "set"),
     ("RESET", "reset"),
@@ -111,6 +114,8 @@ _KIND_WORDS = [
 def guess_kind(bare: str) -> str:
     """The statement's kind from its leading keywords (comments stripped)."""
     words = " ".join(bare.upper().split())
+    if words in CLIENT_COMMANDS:
+        return CLIENT_COMMANDS[words]
     for prefix, kind in _KIND_WORDS:
         if words == prefix or words.startswith((prefix + " ", prefix + "(")):
             return kind
@@ -271,6 +276,8 @@ class ClientSession:
             if not outcome.ok:
                 result.ok = False
                 break
+            if outcome.kind == "quit":  # QUIT/EXIT end the script; what follows is never run
+                break
         return result
 
     def execute(self, statement: str, printer: Printer, *, interactive: bool = False,
@@ -280,7 +287,11 @@ class ClientSession:
         kind = guess_kind(strip_comments(statement))
         outcome = StatementOutcome(statement=statement, kind=kind, ok=True, job_id=None, seconds=0.0)
         try:
-            if init:
+            if kind == "help":
+                printer.help()
+            elif kind in ("quit", "clear"):
+                pass  # the shutdown lines follow QUIT/EXIT; CLEAR has no screen to clear in a file
+            elif init:
                 self.api.configure_session(self.handle, statement)
             else:
                 if kind == "query" and not interactive:

@@ -22,6 +22,38 @@ MSG_ERROR = "[ERROR] Could not execute SQL statement. Reason:"
 MSG_SHUTDOWN = "Shutting down the session...\ndone."
 
 
+#: The client's own answer to HELP (CliStrings.MESSAGE_HELP of the 2.2.1 client, tabs included).
+_HELP_COMMANDS = [
+    ("HELP", "Prints the available commands."),
+    ("QUIT/EXIT", "Quits the SQL CLI client."),
+    ("CLEAR", "Clears the current terminal."),
+    ("SET", 'Sets a session configuration property. Syntax: "SET \'<key>\'=\'<value>\';". Use "SET;" for listing '
+            "all properties."),
+    ("RESET", 'Resets a session configuration property. Syntax: "RESET \'<key>\';". Use "RESET;" for reset all '
+              "session properties."),
+    ("INSERT INTO", "Inserts the results of a SQL SELECT query into a declared table sink."),
+    ("INSERT OVERWRITE", "Inserts the results of a SQL SELECT query into a declared table sink and overwrite "
+                         "existing data."),
+    ("SELECT", "Executes a SQL SELECT query on the Flink cluster."),
+    ("EXPLAIN", "Describes the execution plan of a query or table with the given name."),
+    ("BEGIN STATEMENT SET", 'Begins a statement set. Syntax: "BEGIN STATEMENT SET;"'),
+    ("END", 'Ends a statement set. Syntax: "END;"'),
+    ("ADD JAR", "Adds the specified jar file to the submitted jobs' classloader. Syntax: \"ADD JAR "
+                "'<path_to_filename>.jar'\""),
+    ("REMOVE JAR", "Removes the specified jar file from the submitted jobs' classloader. Syntax: \"REMOVE JAR "
+                   "'<path_to_filename>.jar'\""),
+    ("SHOW JARS", "Shows the list of user-specified jar dependencies. This list is impacted by the --jar and "
+                  "--library startup options as well as the ADD/REMOVE JAR commands."),
+]
+MESSAGE_HELP = (
+    "The following commands are available:\n\n"
+    + "".join(f"{name:<19}\t\t{text}\n" for name, text in _HELP_COMMANDS)
+    + '\nHint: Make sure that a statement ends with ";" for finalizing (multi-line) statements.\n'
+    "You can also type any Flink SQL statement, please visit "
+    "https://nightlies.apache.org/flink/flink-docs-stable/docs/dev/table/sql/overview/ for more details."
+)
+
+
 def echo(statement: str) -> str:
     """The statement as typed at the prompt: `Flink SQL> ` first, `> ` before each further line."""
     lines = statement.split("\n")
@@ -60,6 +92,9 @@ class Printer:
 
     def ok(self) -> None:
         self.lines([MSG_STATEMENT_OK])
+
+    def help(self) -> None:
+        self.lines([MESSAGE_HELP])
 
     def submitted(self, job_id: str) -> None:
         self.out.write(f"{MSG_SUBMITTING}\n{MSG_SUBMITTED}\nJob ID: {job_id}\n\n")
