@@ -10,19 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from flinklab.errors import FlinklabError
 from flinklab.grading.parse import ResultTable
 
 _ADD = ("+I", "+U")
 _REMOVE = ("-U", "-D")
 
 
-class MissingColumnError(KeyError):
-    """A key column the caller asked for is not in the printed table."""
+class MissingColumnError(FlinklabError, KeyError):
+    """A key column the caller asked for is not in the printed table (a KeyError too, for callers that skip a
+    field whose column is missing)."""
 
     def __init__(self, column: str, columns: Sequence[str]):
-        super().__init__(column)
         self.column = column
         self.columns = list(columns)
+        super().__init__(str(self))
 
     def __str__(self) -> str:
         return f"the output has no column {self.column!r} (columns: {', '.join(self.columns) or 'none'})"
@@ -37,18 +39,20 @@ def final_rows(table: ResultTable) -> list[dict[str, str | None]]:
     """The rows that remain after applying the changelog, in the order they were (last) added."""
     if table.ops is None:
         return table.records()
-    alive: list[tuple] = []
-    for op, row in zip(table.ops, table.rows):
+    # One pass: rows alive by sequence number (a dict keeps insertion order), and for each distinct row the stack
+    # of its alive sequence numbers, so a retraction finds the most recent equal row without a scan.
+    alive: dict[int, tuple] = {}
+    positions: dict[tuple, list[int]] = {}
+    for seq, (op, row) in enumerate(zip(table.ops, table.rows)):
         values = tuple(row)
         if op in _ADD:
-            alive.append(values)
+            alive[seq] = values
+            positions.setdefault(values, []).append(seq)
         elif op in _REMOVE:
-            # Remove the most recent equal row; a retraction of a row never seen is ignored.
-            for idx in range(len(alive) - 1, -1, -1):
-                if alive[idx] == values:
-                    del alive[idx]
-                    break
-    return [dict(zip(table.columns, values)) for values in alive]
+            stack = positions.get(values)
+            if stack:  # a retraction of a row never seen is ignored
+                del alive[stack.pop()]
+    return [dict(zip(table.columns, values)) for values in alive.values()]
 
 
 def fold_by_key(table: ResultTable, key: Sequence[str]) -> dict[tuple, dict[str, str | None]]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from flinklab.errors import FlinklabError
+from flinklab.grading.files import MAX_JSON_BYTES, FileReadError, MissingFileError, read_text
 
 
 class PlanError(FlinklabError):
@@ -45,32 +46,49 @@ class Plan:
 
 
 def state_entries(node: dict[str, Any]) -> list[StateEntry]:
-    """The node's `state` list ([] when it has none)."""
+    """The node's `state` list ([] when it has none; entries that are not objects are skipped)."""
+    raw_entries = node.get("state")
     entries = []
-    for raw in node.get("state") or []:
+    for raw in raw_entries if isinstance(raw_entries, list) else []:
+        if not isinstance(raw, dict):
+            continue
+        index = raw.get("index", -1)
         entries.append(
             StateEntry(
-                index=int(raw.get("index", -1)), ttl=str(raw.get("ttl", "")), name=str(raw.get("name", ""))
+                index=index if isinstance(index, int) and not isinstance(index, bool) else -1,
+                ttl=str(raw.get("ttl", "")),
+                name=str(raw.get("name", "")),
             )
         )
     return entries
+
+
+def dig(node: Any, *keys: str) -> Any:
+    """`node[k1][k2]...`, or None where a level is missing or not an object (a plan edited by hand)."""
+    for key in keys:
+        if not isinstance(node, dict):
+            return None
+        node = node.get(key)
+    return node
 
 
 def load_plan(path: Path | str) -> Plan:
     """Load a plan JSON; PlanError says what is wrong with the file."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+        text = read_text(path, limit=MAX_JSON_BYTES, label=path.name)
+    except MissingFileError:
         raise PlanError(
             f"{path.name} does not exist.", "Run the step that compiles it (COMPILE PLAN ...)."
         ) from None
-    except OSError as exc:
-        raise PlanError(f"{path.name} cannot be read: {exc.strerror or exc}.") from None
+    except FileReadError as exc:
+        raise PlanError(exc.message, exc.hint or "Delete it and compile the plan again.") from None
     try:
         data = json.loads(text)
     except ValueError as exc:
-        raise PlanError(f"{path.name} is not valid JSON ({exc}).", "Compile the plan again.") from None
+        raise PlanError(f"{path.name} is not valid JSON ({str(exc)[:200]}).", "Compile the plan again.") from None
+    except RecursionError:
+        raise PlanError(f"{path.name} is nested too deeply to be a compiled plan.", "Compile the plan again.") from None
     if not isinstance(data, dict) or not isinstance(data.get("nodes"), list):
         raise PlanError(
             f"{path.name} is JSON but not a compiled plan (no `nodes` list).",

@@ -18,27 +18,47 @@ from typing import Any
 #: Default absolute tolerance: Flink rounds DECIMAL results to the column's scale; the reference does not.
 DEFAULT_TOLERANCE = Decimal("0.01")
 
+#: The longest text read as a number, and the largest decimal exponent: Flink's DECIMAL holds at most 38 digits,
+#: and converting a longer number (a 10 MB run of digits in a cell, or `1e999999999`) to int would take quadratic
+#: time or unbounded memory. Longer texts are simply not numbers.
+MAX_NUMBER_CHARS = 100
+MAX_EXPONENT = 100
+#: How much of a found value a message quotes.
+MAX_SHOWN_CHARS = 80
+
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 _TIMESTAMP = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?$")
 
 Row = Sequence[Any]
 
 
+def _bounded(number: Decimal) -> Decimal | None:
+    """The number when it is finite and of a size a lab can print; None otherwise (NaN, Infinity, 1e999999)."""
+    if not number.is_finite() or abs(number.adjusted()) > MAX_EXPONENT or len(number.as_tuple().digits) > \
+            MAX_NUMBER_CHARS:
+        return None
+    return number
+
+
 def as_decimal(value: Any) -> Decimal | None:
-    """A number as Decimal (`"14.00"`, `14`, `Decimal`); None for None, booleans and anything not a number."""
+    """A finite number of bounded size as Decimal (`"14.00"`, `14`, `Decimal`); None for None, booleans, NaN and
+    infinities, and anything not a number."""
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, Decimal):
-        return value
+        return _bounded(value)
     if isinstance(value, int):
-        return Decimal(value)
+        return _bounded(Decimal(value)) if abs(value).bit_length() <= 4 * MAX_NUMBER_CHARS else None
     if isinstance(value, float):
-        return Decimal(repr(value))
-    text = str(value).strip().strip('"')
+        return _bounded(Decimal(repr(value))) if value == value and abs(value) != float("inf") else None
+    text = str(value)
+    if len(text) > MAX_NUMBER_CHARS + 10:  # cheap refusal before stripping a huge cell
+        return None
+    text = text.strip().strip('"')
     if not _NUMBER.match(text):
         return None
     try:
-        return Decimal(text)
+        return _bounded(Decimal(text))
     except InvalidOperation:  # pragma: no cover - the regex admits only valid literals
         return None
 
@@ -108,14 +128,20 @@ def rows_match(expected: Row, found: Row, tolerance: Decimal | float | str = DEF
     return len(expected) == len(found) and all(cells_match(e, f, tolerance) for e, f in zip(expected, found))
 
 
+def clip(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
+    """`text` shortened for a message: a huge cell is quoted by its start and its length."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
+
+
 def format_value(value: Any) -> str:
     if value is None:
         return "NULL"
     if isinstance(value, datetime):
         return value.isoformat(sep=" ", timespec="milliseconds" if value.microsecond else "seconds")
     if isinstance(value, Decimal):
-        return format(value, "f")
-    return str(value)
+        bounded = _bounded(value)
+        return format(bounded, "f") if bounded is not None else clip(str(value))
+    return clip(str(value))
 
 
 def format_row(row: Row) -> str:
