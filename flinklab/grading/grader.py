@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from flinklab.errors import FlinklabError
 from flinklab.grading.checks import GradeReport
 from flinklab.labs.base import GradingContext, Lab
 from flinklab.settings import Settings
+
+
+def lab_files(settings: Settings, lab: Lab) -> list[Path]:
+    """Every file of the lab the grader reads or the learner writes: the workspace's and the data dir's CSVs."""
+    workspace = settings.workspace(lab.name)
+    return [*(workspace / name for name in lab.files), *(settings.data_dir / name for name in lab.fixtures.files)]
 
 
 def grading_context(settings: Settings, lab: Lab) -> GradingContext:

@@ -96,6 +96,13 @@ class Lab:
         )
 
     @property
+    def files(self) -> tuple[str, ...]:
+        """Every workspace file the lab reads or the learner writes: SQL, outputs, compiled plans, the report."""
+        names = [*self.solution_files, *(s.out_file for s in self.steps), *(w for s in self.steps for w in s.writes),
+                 self.report_file]
+        return tuple(dict.fromkeys(names))
+
+    @property
     def solution_files(self) -> tuple[str, ...]:
         files = [self.init_file, *(s.sql_file for s in self.steps), *self.extra_solution_files]
         return tuple(dict.fromkeys(files))
