@@ -76,8 +76,9 @@ class LazyTyper(typer.Typer):
         self.__dict__["_groups"] = value
 
     def load_for(self, args: Sequence[str]) -> None:
-        """Before `app(args)`: import only the module of the command `args` name (all of them for `--help`, no
-        command or a name not in COMMANDS)."""
+        """Once per process, before the console script runs `args`: import only the module of the command `args`
+        name (all of them for `--help`, no command or a name not in COMMANDS). Commands of other modules are then
+        unknown to this process, so tests, which run many commands, leave this out."""
         name = next((arg for arg in args if not arg.startswith("-")), None)
         if name in COMMANDS and not self._loaded:
             self._loaded = True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from flinklab.errors import FlinklabError
@@ -24,10 +25,11 @@ def grading_context(settings: Settings, lab: Lab) -> GradingContext:
             f"No workspace for {lab.name!r} at {workspace}: nothing to grade.",
             f"Write the lab's files there and run `flinklab run {lab.name}` (or --workspace to point elsewhere).",
         )
-    missing = [name for name in lab.fixtures.files if not (settings.data_dir / name).is_file()]
+    # Absent files only: a directory or a broken link in their place gets the reader's own message.
+    missing = [name for name in lab.fixtures.files if not os.path.lexists(settings.data_dir / name)]
     if missing:
         raise FlinklabError(
-            f"The lab data {', '.join(missing)} is missing from {settings.data_dir}; the grader computes the "
+            f"The lab data {', '.join(missing)} does not exist in {settings.data_dir}; the grader computes the "
             "expected answers from it.",
             "`flink-up` provisions the data dir (or pass --data-dir / FLINKLAB_DATA_DIR).",
         )

@@ -231,6 +231,8 @@ def _hop_reversed_check(ctx: GradingContext) -> CheckResult:
     out = read_step(ctx.workspace, "hop_reversed.out")
     if out.missing:
         return failed(name, 1, "hop_reversed.out does not exist.", run_hint("windows", step), step=step)
+    if out.parsed is None:  # the file is there but cannot be read as text
+        return failed(name, 1, f"{out.error}.", "Run the step again so that it writes the file anew.", step=step)
     reasons = out.errors
     if any("integral multiple of slide" in r for r in reasons):
         return passed(name, 1, step=step)
