@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-
 from conftest import free_port
 
 TESTS = Path(__file__).resolve().parent
@@ -399,9 +398,11 @@ def _output_option_cases() -> list[Case]:
              ("--junit", "ddl.sql would overwrite")),
         Case("check-json-over-data", [*check, "--json", "{root}/data/joins_orders.csv"], None, 2,
              ("joins_orders.csv would overwrite",)),
-        Case("check-json-is-a-directory", [*check, "--json", "{root}/out"], None, 2, ("--json {root}/out is a directory",)),
+        Case("check-json-is-a-directory", [*check, "--json", "{root}/out"], None, 2,
+             ("--json {root}/out is a directory",)),
         Case("check-json-under-a-file", [*check, "--json", "{root}/out/file.txt/grade.json"],
-             lambda r: (r / "out" / "file.txt").write_text("mine"), 2, ("Cannot write {root}/out/file.txt/grade.json",)),
+             lambda r: (r / "out" / "file.txt").write_text("mine"), 2,
+             ("Cannot write {root}/out/file.txt/grade.json",)),
         Case("check-json-over-a-user-file", [*check, "--json", "{root}/out/notes.json"],
              lambda r: (r / "out" / "notes.json").write_text('{"mine": true}'), 0,
              ("Wrote {root}/out/notes.json", "notes.json.bak-"), new_files=("out/notes.json.bak-*",)),
@@ -557,7 +558,6 @@ def _env(root: Path, port: int, extra: dict[str, str]) -> dict[str, str]:
 
 def _in_process(args: list[str], env: dict[str, str], monkeypatch: pytest.MonkeyPatch,
                 capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    import flinklab.cli.app
 
     app_module = sys.modules["flinklab.cli.app"]  # the package's `app` attribute is the Typer app
 
