@@ -18,6 +18,7 @@ def main() -> None:
 
 
 def _module_app(module: str, name: str, prog_name: str) -> None:
+    app.load_only([module])  # the module also registers on `app`; that must not import every other module
     run(getattr(importlib.import_module(f"flinklab.cli.{module}"), name), prog_name)
 
 

@@ -80,9 +80,15 @@ class LazyTyper(typer.Typer):
         name (all of them for `--help`, no command or a name not in COMMANDS). Commands of other modules are then
         unknown to this process, so tests, which run many commands, leave this out."""
         name = next((arg for arg in args if not arg.startswith("-")), None)
-        if name in COMMANDS and not self._loaded:
+        if name in COMMANDS:
+            self.load_only([COMMANDS[name]])
+
+    def load_only(self, modules: Sequence[str]) -> None:
+        """Import just `modules` (their registering on `app` must not pull in the others); once per process, for
+        a console script, as :meth:`load_for`."""
+        if not self._loaded:
             self._loaded = True
-            load_commands([COMMANDS[name]])
+            load_commands(modules)
 
 
 app = LazyTyper(

@@ -168,9 +168,10 @@ def _read_table(lines: list[str], i: int, offset: int) -> tuple[ResultTable, int
     header = header or []
     i += 3  # border, header, border
     rows: list[list[str]] = []
+    slices = _cell_slices(widths)
     while i < len(lines):
         line = lines[i].strip()
-        row = _split_row(line, widths)
+        row = _split_row(line, widths, slices)
         if row is None:
             # the closing border, a footer, or a row cut off mid-way (the file's last line); a `| ... |` line
             # that does not fit and is followed by more is a malformed table (a header with one cell too many)
@@ -205,20 +206,26 @@ def _footer_count(match: re.Match) -> int | None:
     return int(match.group("batch") or match.group("stream"))
 
 
-def _split_row(line: str, widths: list[int]) -> list[str] | None:
+def _split_row(line: str, widths: list[int], slices: list[slice] | None = None) -> list[str] | None:
     """Cells of `| a | b |`: by the border's column widths when they fit (a cell may hold `|`), else by `|`.
 
-    None when the line is not a whole row of this table.
+    None when the line is not a whole row of this table. `slices` are the cells' positions (`_cell_slices`),
+    computed once per table.
     """
-    if not _ROW.match(line):
+    if not (line.startswith("|") and _ROW.match(line)):
         return None
-    expected = sum(w + 3 for w in widths) + 1
-    if len(line) == expected:
-        cells, pos = [], 1
-        for width in widths:
-            cells.append(line[pos + 1 : pos + 1 + width].strip())
-            pos += width + 3
-        return cells
+    slices = slices if slices is not None else _cell_slices(widths)
+    if slices and len(line) == slices[-1].stop + 2:  # the row is as wide as the border
+        return [line[cut].strip() for cut in slices]
     # Wide (e.g. CJK) characters take two columns on screen, so positions shift: split on the separators.
     cells = [cell.strip() for cell in line[1:-1].split("|")]
     return cells if len(cells) == len(widths) else None
+
+
+def _cell_slices(widths: list[int]) -> list[slice]:
+    """Where each cell's text is in a row whose columns have `widths` (`| ` before a cell, ` |` after it)."""
+    slices, pos = [], 1
+    for width in widths:
+        slices.append(slice(pos + 1, pos + 1 + width))
+        pos += width + 3
+    return slices

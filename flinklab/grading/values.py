@@ -7,6 +7,7 @@ Python numbers, `Decimal`, `datetime`, `bool`, strings or None.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -32,10 +33,12 @@ _TIMESTAMP = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{
 Row = Sequence[Any]
 
 
-def _bounded(number: Decimal) -> Decimal | None:
-    """The number when it is finite and of a size a lab can print; None otherwise (NaN, Infinity, 1e999999)."""
-    if not number.is_finite() or abs(number.adjusted()) > MAX_EXPONENT or len(number.as_tuple().digits) > \
-            MAX_NUMBER_CHARS:
+def _bounded(number: Decimal, *, count_digits: bool = True) -> Decimal | None:
+    """The number when it is finite and of a size a lab can print; None otherwise (NaN, Infinity, 1e999999, or
+    more than MAX_NUMBER_CHARS digits, which a text cell's length already rules out)."""
+    if not number.is_finite() or abs(number.adjusted()) > MAX_EXPONENT:
+        return None
+    if count_digits and len(number.as_tuple().digits) > MAX_NUMBER_CHARS:
         return None
     return number
 
@@ -54,11 +57,17 @@ def as_decimal(value: Any) -> Decimal | None:
     text = str(value)
     if len(text) > MAX_NUMBER_CHARS + 10:  # cheap refusal before stripping a huge cell
         return None
+    return _decimal_of_text(text)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _decimal_of_text(text: str) -> Decimal | None:
+    """A printed cell as a number (cached: a changelog repeats its values many times)."""
     text = text.strip().strip('"')
     if not _NUMBER.match(text):
         return None
     try:
-        return _bounded(Decimal(text))
+        return _bounded(Decimal(text), count_digits=False)
     except InvalidOperation:  # pragma: no cover - the regex admits only valid literals
         return None
 

@@ -6,6 +6,7 @@ measured) directly, so a wrong query cannot agree with it by accident.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -145,11 +146,13 @@ def temporal(data: JoinsData) -> dict[str, tuple[str, Decimal, Decimal]]:
     latest version with update_time <= order_time (a change in the same second counts). Orders before their
     currency's first rate have no version and drop out of the inner join."""
     versions = _versions(data)
+    times = {c: [r.update_time for r in vs] for c, vs in versions.items()}
     rows = {}
     for o in data.orders:
-        valid = [r for r in versions.get(o.currency, []) if r.update_time <= o.order_time]
+        # the number of versions with update_time <= order_time (a binary search: versions are sorted by time)
+        valid = bisect_right(times.get(o.currency, []), o.order_time)
         if valid:
-            rate = valid[-1].rate
+            rate = versions[o.currency][valid - 1].rate
             rows[o.order_id] = (o.currency, rate, o.amount * rate)
     return rows
 
