@@ -22,6 +22,8 @@ fixtures_app = typer.Typer(help="The labs' generated data.", no_args_is_help=Tru
 app.add_typer(fixtures_app, name="fixtures")
 
 WORKSPACE_HELP = "Workspace root (the lab's files are in ROOT/LAB); default $FLINKLAB_WORKSPACE or ~/flink."
+OUTPUT_HELP = ("Never a file of the lab (report.json, an output, a SQL file, a plan: refused); another existing file "
+               "is first copied to FILE.bak-TIMESTAMP unless it is an earlier grading result.")
 DATA_DIR_HELP = "Where the lab's CSVs are; default $FLINKLAB_DATA_DIR or /opt/lab/fixtures/data."
 
 
@@ -68,10 +70,10 @@ def run_command(
 def check_command(
     lab: Annotated[str, typer.Argument(help="The lab to grade.")],
     json_file: Annotated[
-        Optional[Path], typer.Option("--json", metavar="FILE", help="Also write Gradescope-style JSON.")
+        Optional[Path], typer.Option("--json", metavar="FILE", help="Also write Gradescope-style JSON. " + OUTPUT_HELP)
     ] = None,
     junit_file: Annotated[
-        Optional[Path], typer.Option("--junit", metavar="FILE", help="Also write JUnit XML.")
+        Optional[Path], typer.Option("--junit", metavar="FILE", help="Also write JUnit XML. " + OUTPUT_HELP)
     ] = None,
     workspace: Annotated[Optional[Path], typer.Option("--workspace", help=WORKSPACE_HELP)] = None,
     data_dir: Annotated[Optional[Path], typer.Option("--data-dir", help=DATA_DIR_HELP)] = None,
