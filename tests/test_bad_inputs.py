@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import importlib
 import os
 import re
 import shutil
@@ -558,9 +559,7 @@ def _env(root: Path, port: int, extra: dict[str, str]) -> dict[str, str]:
 
 def _in_process(args: list[str], env: dict[str, str], monkeypatch: pytest.MonkeyPatch,
                 capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-
-    app_module = sys.modules["flinklab.cli.app"]  # the package's `app` attribute is the Typer app
-
+    app_module = importlib.import_module("flinklab.cli.app")  # the package's `app` attribute is the Typer app
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     for console in (app_module.console, app_module.err_console):
@@ -569,8 +568,6 @@ def _in_process(args: list[str], env: dict[str, str], monkeypatch: pytest.Monkey
     if prog == "flinklab":
         target = app_module.app  # every command module (load_for, one command per process, is for the script)
     else:
-        import importlib
-
         module = importlib.import_module(f"flinklab.cli.{'sql' if prog == 'sql-client.sh' else 'cluster'}")
         target = getattr(module, {"sql-client.sh": "sql_client_app", "flink-up": "up_app"}[prog])
     with pytest.raises(SystemExit) as info:

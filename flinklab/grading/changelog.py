@@ -9,6 +9,7 @@ final value").
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
 
 from flinklab.errors import FlinklabError
 from flinklab.grading.parse import ResultTable
@@ -63,12 +64,14 @@ def fold_by_key(table: ResultTable, key: Sequence[str]) -> dict[tuple, dict[str,
         if column not in table.columns:
             raise MissingColumnError(column, table.columns)
     index = [table.columns.index(column) for column in key]
-    folded: dict[tuple, dict[str, str | None]] = {}
+    pick = itemgetter(*index)
+    single = len(index) == 1
+    last: dict[tuple, list] = {}  # rows, not dicts: only the survivors become dicts
     for op, row in zip(_ops(table), table.rows):
-        k = tuple(row[i] for i in index)
+        k = (pick(row),) if single else pick(row)
         if op in _ADD:
-            folded.pop(k, None)  # re-insert so dict order = order of the last update
-            folded[k] = dict(zip(table.columns, row))
+            last.pop(k, None)  # re-insert so dict order = order of the last update
+            last[k] = row
         elif op == "-D":
-            folded.pop(k, None)
-    return folded
+            last.pop(k, None)
+    return {k: dict(zip(table.columns, row)) for k, row in last.items()}

@@ -193,9 +193,12 @@ def _read_table(lines: list[str], i: int, offset: int) -> tuple[ResultTable, int
     if header and header[0] == "op" and all(row[0] in CHANGE_OPS for row in rows):
         ops = [row[0] for row in rows]
         header = header[1:]
-        rows = [row[1:] for row in rows]
-    cells = [[None if cell == NULL_CELL else cell for cell in row] for row in rows]
-    return ResultTable(columns=header, rows=cells, ops=ops, footer_rows=footer_rows, problem=problem), i
+        for row in rows:
+            del row[0]  # in place: a changelog can hold millions of rows
+    for row in rows:
+        if NULL_CELL in row:
+            row[:] = [None if cell == NULL_CELL else cell for cell in row]
+    return ResultTable(columns=header, rows=rows, ops=ops, footer_rows=footer_rows, problem=problem), i
 
 
 def _footer_count(match: re.Match) -> int | None:
@@ -212,7 +215,7 @@ def _split_row(line: str, widths: list[int], slices: list[slice] | None = None) 
     None when the line is not a whole row of this table. `slices` are the cells' positions (`_cell_slices`),
     computed once per table.
     """
-    if not (line.startswith("|") and _ROW.match(line)):
+    if len(line) < 2 or line[0] != "|" or line[-1] != "|":  # `_ROW` on a stripped line, without a regex
         return None
     slices = slices if slices is not None else _cell_slices(widths)
     if slices and len(line) == slices[-1].stop + 2:  # the row is as wide as the border
