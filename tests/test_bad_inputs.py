@@ -49,6 +49,8 @@ class Case:
     process: bool = False  # run the console script as a real process (option parsing, entry points)
     new_files: tuple[str, ...] = ()  # paths (relative to the root, fnmatch-style) a case may create
     env: dict[str, str] = field(default_factory=dict)
+    #: run without the power to read or write any file (as root: CAP_DAC_OVERRIDE dropped), so modes count
+    unprivileged: bool = False
 
 
 # ---- how files go bad -----------------------------------------------------------------------------------------
@@ -172,6 +174,13 @@ def truncate_half(path_of: Callable[[Path], Path]) -> Setup:
         path = path_of(root)
         data = path.read_bytes()
         path.write_bytes(data[: len(data) // 2])
+
+    return setup
+
+
+def chmod(path_of: Callable[[Path], Path], mode: int) -> Setup:
+    def setup(root: Path) -> None:
+        path_of(root).chmod(mode)
 
     return setup
 
@@ -509,9 +518,24 @@ def _sql_client_cases() -> list[Case]:
     ]
 
 
+def _permission_cases() -> list[Case]:
+    ws = lambda lab, name: lambda r: _ws(r, lab, name)  # noqa: E731
+    return [Case(f"permission-{name}", args, setup, status, says, process=True, unprivileged=True)
+            for name, args, setup, status, says in [
+        ("count.out", ["flinklab", "check", "joins"], chmod(ws("joins", "count.out"), 0), 1,
+         ("count.out cannot be read: permission denied",)),
+        ("csv", ["flinklab", "check", "windows"], chmod(lambda r: _csv(r, "windows_orders.csv"), 0), 2,
+         ("windows_orders.csv cannot be read: permission denied",)),
+        ("json-dir", ["flinklab", "check", "joins", "--json", "{root}/out/grade.json"],
+         chmod(lambda r: r / "out", 0o555), 2, ("Cannot write {root}/out/grade.json: Permission denied",)),
+        ("sql-file", ["sql-client.sh", "-f", "{root}/ws/joins/q.sql"],
+         both(put("joins", "q.sql", "SELECT 1;\n"), chmod(ws("joins", "q.sql"), 0)), 2, ("q.sql",)),
+    ]]
+
+
 CASES = [*_file_fault_cases(), *_empty_and_truncated_cases(), *_report_value_cases(), *_output_content_cases(),
          *_data_cases(), *_output_option_cases(), *_fixtures_cases(), *_run_cases(), *_other_command_cases(),
-         *_flink_up_cases(), *_sql_client_cases()]
+         *_flink_up_cases(), *_sql_client_cases(), *_permission_cases()]
 
 
 def test_the_table_has_at_least_100_cases():
@@ -577,12 +601,18 @@ def _in_process(args: list[str], env: dict[str, str], monkeypatch: pytest.Monkey
     return (code if isinstance(code, int) else 1), captured.out + captured.err
 
 
-def _as_process(args: list[str], env: dict[str, str], root: Path) -> tuple[int, str]:
+def _as_process(args: list[str], env: dict[str, str], root: Path, unprivileged: bool = False) -> tuple[int, str]:
     code = f"import sys; sys.argv[0] = {args[0]!r}; from flinklab.cli import {ENTRY_POINTS[args[0]]} as main; main()"
     full_env = {**{k: v for k, v in os.environ.items() if not k.startswith("FLINKLAB_")}, **env,
                 "PYTHONPATH": str(PROJECT)}
-    done = subprocess.run([sys.executable, "-c", code, *args[1:]], env=full_env, cwd=root, capture_output=True,
-                          text=True, timeout=120, stdin=subprocess.DEVNULL)
+    prefix: list[str] = []
+    if unprivileged and os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root without setpriv: file modes cannot be made to count")
+        prefix = [setpriv, "--bounding-set=-dac_override,-dac_read_search"]
+    done = subprocess.run([*prefix, sys.executable, "-c", code, *args[1:]], env=full_env, cwd=root,
+                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     return done.returncode, done.stdout + done.stderr
 
 
@@ -598,7 +628,7 @@ def test_bad_input(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, 
     args = [a.replace("{root}", str(root)) for a in case.args]
     env = _env(root, free_port(), case.env)
     if case.process:
-        status, output = _as_process(args, env, root)
+        status, output = _as_process(args, env, root, case.unprivileged)
     else:
         status, output = _in_process(args, env, monkeypatch, capsys)
     shown = output[:3000]
