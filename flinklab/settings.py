@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from flinklab.cluster.registry import backend_names
 from flinklab.errors import UsageError
 from flinklab.version import DEFAULT_FLINK_IMAGE
 
@@ -17,11 +18,58 @@ from flinklab.version import DEFAULT_FLINK_IMAGE
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 DEFAULT_DATA_DIR = Path("/opt/lab/fixtures/data")
-BACKENDS = ("auto", "local", "docker")
+DEFAULT_REST_PORT = 8081
+DEFAULT_GATEWAY_PORT = 8083
+#: The gateway JVM holds planners, not data: a small heap and the serial collector keep it near 500 MiB resident
+#: (PyFlink's defaults let it grow past 1.3 GiB).
+DEFAULT_GATEWAY_JVM_ARGS = "-Xmx512m -XX:+UseSerialGC -XX:ReservedCodeCacheSize=96m"
+
+
+def backend_choices() -> tuple[str, ...]:
+    """`auto` and every registered backend (flinklab.cluster.registry)."""
+    return ("auto", *backend_names())
+
+
+#: Every environment variable flinklab reads, and what it sets. Nothing outside this module reads os.environ for
+#: flinklab's own settings; the README's Settings table lists each of these (tests/test_settings.py checks it).
+ENV_VARS: dict[str, str] = {
+    "FLINKLAB_WORKSPACE": "workspace_root",
+    "FLINKLAB_DATA_DIR": "data_dir",
+    "FLINKLAB_STATE_DIR": "state_dir",
+    "XDG_STATE_HOME": "state_dir (default base)",
+    "FLINKLAB_REST_HOST": "rest_host",
+    "FLINKLAB_REST_PORT": "rest_port",
+    "FLINKLAB_REST_URL": "remote_url",
+    "FLINKLAB_GATEWAY_PORT": "gateway_port",
+    "FLINKLAB_GATEWAY_JVM_ARGS": "gateway_jvm_args",
+    "FLINKLAB_BIND_HOST": "bind_host",
+    "FLINKLAB_BACKEND": "backend",
+    "FLINKLAB_TASKMANAGERS": "taskmanagers",
+    "FLINKLAB_SLOTS": "slots",
+    "FLINKLAB_JM_MEMORY": "jobmanager_memory",
+    "FLINKLAB_TM_MEMORY": "taskmanager_memory",
+    "FLINK_IMAGE": "image",
+    "FLINKLAB_STARTUP_TIMEOUT": "startup_timeout",
+    "FLINKLAB_HOME": "project_root",
+    "FLINKLAB_DOCKER_PROJECT": "docker_project",
+    "FLINKLAB_CONTAINER_USER": "container_user",
+    "FLINKLAB_CACHE_DIR": "cache_dir",
+    "XDG_CACHE_HOME": "cache_dir (default base)",
+    "FLINKLAB_DEBIAN_MIRROR": "debian_mirror",
+}
+
+
+def _home(env: Mapping[str, str]) -> Path:
+    return Path(env.get("HOME", str(Path.home())))
 
 
 def _default_state_dir(env: Mapping[str, str]) -> Path:
-    base = env.get("XDG_STATE_HOME") or str(Path(env.get("HOME", str(Path.home()))) / ".local" / "state")
+    base = env.get("XDG_STATE_HOME") or str(_home(env) / ".local" / "state")
+    return Path(base) / "flinklab"
+
+
+def _default_cache_dir(env: Mapping[str, str]) -> Path:
+    base = env.get("XDG_CACHE_HOME") or str(_home(env) / ".cache")
     return Path(base) / "flinklab"
 
 
@@ -44,8 +92,11 @@ class Settings:
     state_dir: Path  # cluster config, logs, pids; never inside the repo  (FLINKLAB_STATE_DIR)
     rest_host: str = "127.0.0.1"  # FLINKLAB_REST_HOST: where clients reach the REST endpoint
     rest_port: int = 8081  # FLINKLAB_REST_PORT
+    gateway_port: int = DEFAULT_GATEWAY_PORT  # FLINKLAB_GATEWAY_PORT: the SQL gateway's; 0 = none
+    gateway_jvm_args: str = DEFAULT_GATEWAY_JVM_ARGS  # FLINKLAB_GATEWAY_JVM_ARGS: its JVM's options
     bind_host: str = "127.0.0.1"  # FLINKLAB_BIND_HOST: every port binds here unless asked otherwise
-    backend: str = "auto"  # FLINKLAB_BACKEND: auto | local | docker
+    backend: str = "auto"  # FLINKLAB_BACKEND: auto | a name in flinklab.cluster.registry
+    remote_url: str = ""  # FLINKLAB_REST_URL: the running cluster `--backend remote` attaches to
     taskmanagers: int = 1  # FLINKLAB_TASKMANAGERS
     slots: int = 4  # FLINKLAB_SLOTS: slots per TaskManager
     jobmanager_memory: str = "1024m"  # FLINKLAB_JM_MEMORY (jobmanager.memory.process.size)
@@ -53,18 +104,25 @@ class Settings:
     image: str = DEFAULT_FLINK_IMAGE  # FLINK_IMAGE: the Docker backend's image
     startup_timeout: float = 120.0  # FLINKLAB_STARTUP_TIMEOUT seconds
     project_root: Path = field(default=PROJECT_ROOT)  # FLINKLAB_HOME
+    docker_project: str = ""  # FLINKLAB_DOCKER_PROJECT: the docker backend's project name (default from the port)
+    container_user: str = ""  # FLINKLAB_CONTAINER_USER: uid[:gid] in the containers (default: see docker.py)
+    cache_dir: Path = field(default=Path.home() / ".cache" / "flinklab")  # FLINKLAB_CACHE_DIR (stand-in image)
+    debian_mirror: str = ""  # FLINKLAB_DEBIAN_MIRROR: for the stand-in image (default: this machine's apt source)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
         """Build settings from `env` (default: os.environ); non-None `overrides` (CLI options) win."""
         env = os.environ if env is None else env
-        home = Path(env.get("HOME", str(Path.home())))
+        home = _home(env)
         settings = cls(
             workspace_root=Path(env.get("FLINKLAB_WORKSPACE") or home / "flink"),
             data_dir=Path(env.get("FLINKLAB_DATA_DIR") or DEFAULT_DATA_DIR),
             state_dir=Path(env.get("FLINKLAB_STATE_DIR") or _default_state_dir(env)),
             rest_host=env.get("FLINKLAB_REST_HOST") or "127.0.0.1",
-            rest_port=_int(env, "FLINKLAB_REST_PORT", 8081),
+            rest_port=_int(env, "FLINKLAB_REST_PORT", DEFAULT_REST_PORT),
+            gateway_port=_int(env, "FLINKLAB_GATEWAY_PORT", DEFAULT_GATEWAY_PORT),
+            gateway_jvm_args=env.get("FLINKLAB_GATEWAY_JVM_ARGS") or DEFAULT_GATEWAY_JVM_ARGS,
+            remote_url=env.get("FLINKLAB_REST_URL") or "",
             bind_host=env.get("FLINKLAB_BIND_HOST") or "127.0.0.1",
             backend=env.get("FLINKLAB_BACKEND") or "auto",
             taskmanagers=_int(env, "FLINKLAB_TASKMANAGERS", 1),
@@ -74,6 +132,10 @@ class Settings:
             image=env.get("FLINK_IMAGE") or DEFAULT_FLINK_IMAGE,
             startup_timeout=float(_int(env, "FLINKLAB_STARTUP_TIMEOUT", 120)),
             project_root=Path(env.get("FLINKLAB_HOME") or PROJECT_ROOT),
+            docker_project=env.get("FLINKLAB_DOCKER_PROJECT") or "",
+            container_user=env.get("FLINKLAB_CONTAINER_USER") or "",
+            cache_dir=Path(env.get("FLINKLAB_CACHE_DIR") or _default_cache_dir(env)),
+            debian_mirror=env.get("FLINKLAB_DEBIAN_MIRROR") or "",
         )
         settings = settings.with_overrides(**overrides)
         settings.validate()
@@ -85,22 +147,31 @@ class Settings:
         for key, value in overrides.items():
             if value is None:
                 continue
-            if key in ("workspace_root", "data_dir", "state_dir", "project_root"):
+            if key in ("workspace_root", "data_dir", "state_dir", "project_root", "cache_dir"):
                 value = Path(str(value)).expanduser()
             clean[key] = value
         return replace(self, **clean) if clean else self
 
     def validate(self) -> None:
-        if self.backend not in BACKENDS:
-            raise UsageError(f"Unknown backend {self.backend!r}.", f"Choose one of: {', '.join(BACKENDS)}.")
+        choices = backend_choices()
+        if self.backend not in choices:
+            raise UsageError(f"Unknown backend {self.backend!r}.", f"Choose one of: {', '.join(choices)}.")
         if not 0 < self.rest_port < 65536:
             raise UsageError(f"REST port {self.rest_port} is out of range.", "Use a port between 1 and 65535.")
+        if not 0 <= self.gateway_port < 65536:
+            raise UsageError(f"Gateway port {self.gateway_port} is out of range.",
+                             "Use a port between 1 and 65535 (0: no SQL gateway).")
         if self.taskmanagers < 1 or self.slots < 1:
             raise UsageError("A cluster needs at least 1 TaskManager with at least 1 slot.")
 
     @property
     def rest_url(self) -> str:
         return f"http://{self.rest_host}:{self.rest_port}"
+
+    @property
+    def gateway_url(self) -> str:
+        """Where clients reach flinklab's SQL gateway (it runs on this machine whatever the backend)."""
+        return f"http://127.0.0.1:{self.gateway_port}"
 
     def workspace(self, lab: str) -> Path:
         """The lab's workspace dir, e.g. /root/flink/joins."""

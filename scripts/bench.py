@@ -28,12 +28,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from flinklab.sqlclient.runner import SqlClient
+
 from flinklab.cluster.base import read_record
+from flinklab.cluster.lifecycle import bring_up
 from flinklab.cluster.select import backend_for
 from flinklab.labs import get_lab
 from flinklab.labs.runner import run_lab
 from flinklab.settings import Settings
-from flinklab.sqlclient.runner import SqlClient
 
 
 def free_port() -> int:
@@ -112,10 +114,10 @@ def main() -> int:
     print(f"flinklab benchmark: backend {backend.name} ({reason}), {os.cpu_count()} cores, dirs under {root}")
     try:
         t0 = time.monotonic()
-        backend.up()
+        bring_up(settings)  # what flink-up does: provision the data, then up
         cold = time.monotonic() - t0
         t0 = time.monotonic()
-        backend.up()
+        bring_up(settings)  # what flink-up does: provision the data, then up
         warm = time.monotonic() - t0
         print("cluster")
         row("flink-up cold, to ready (s)", f"{cold:.1f}")
@@ -173,8 +175,8 @@ def main() -> int:
         record = read_record(settings)
         pids: dict[str, int] = {}
         if record and record.backend == "local":
-            pids["jobmanager"] = record.details.get("jobmanager", {}).get("pid")
-            pids.update({n: i.get("pid") for n, i in record.details.get("taskmanagers", {}).items()})
+            pids["jobmanager"] = record.details.jobmanager_pid
+            pids.update(record.details.taskmanager_pids)
         for comp, pid in sorted(pids.items()):
             mib = rss_mib(int(pid))
             row(f"{comp} resident memory (MiB)", f"{mib:.0f}" if mib else "n/a")

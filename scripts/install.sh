@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up flinklab on a fresh machine (Python >= 3.9 with pip, Java 17): a virtualenv in .venv with the package
-# (editable, so fixtures/ and sql/ are found) and its pinned Flink. `--test` adds the test tools and, where a Docker
-# engine answers, debootstrap for the offline stand-in image the Docker tests build.
+# (editable, so fixtures/ and sql/ are found) and its pinned Flink. `--test` adds the test tools, chromium for the
+# HTML report test and, where a Docker engine answers, debootstrap for the offline stand-in image the Docker tests
+# build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -22,5 +23,16 @@ if [ "${1:-}" = "--test" ] && docker info >/dev/null 2>&1 && ! command -v deboot
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
   else
     echo "warning: debootstrap is missing; the Docker tests need it (sudo apt-get install debootstrap)" >&2
+  fi
+fi
+
+# Headless Chromium (Debian's `chromium` package) for the test that renders `flinklab check --html` pages in a real
+# browser. Only with --test, and only where it is missing.
+if [ "${1:-}" = "--test" ] && ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "==> installing chromium (the HTML report test renders its page in a headless browser)"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+  else
+    echo "warning: chromium is missing; the HTML report test needs it (sudo apt-get install chromium)" >&2
   fi
 fi

@@ -3,7 +3,8 @@
 - `tmp_settings`: Settings whose workspace, data and state dirs are fresh temporary dirs (never the user's).
 - `live_settings` / `flink_cluster`: ONE real local Flink cluster per test session, on a free REST port, with its
   own temporary dirs; the fixtures are provisioned into its data dir. Live tests take `flink_cluster` (a Settings).
-- `sql_client`: one runner JVM (PyFlink gateway) per test session, pointed at that cluster.
+  `flink_cluster` also runs flinklab's SQL gateway process for it, as `flink-up` does.
+- `sql_client`: a client of that gateway (no JVM in the test process).
 """
 
 from __future__ import annotations
@@ -37,31 +38,33 @@ def make_settings(root: Path, **overrides: object) -> Settings:
 
 @pytest.fixture
 def tmp_settings(tmp_path: Path) -> Settings:
-    return make_settings(tmp_path, rest_port=free_port())
+    return make_settings(tmp_path, rest_port=free_port(), gateway_port=free_port())
 
 
 @pytest.fixture(scope="session")
 def live_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    return make_settings(tmp_path_factory.mktemp("live"), rest_port=free_port(), backend="local")
+    return make_settings(
+        tmp_path_factory.mktemp("live"), rest_port=free_port(), gateway_port=free_port(), backend="local"
+    )
 
 
 @pytest.fixture(scope="session")
 def flink_cluster(live_settings: Settings):
-    """A real local Flink session cluster for the whole test session."""
-    from flinklab.cluster.local import LocalBackend
+    """A real local Flink session cluster and its SQL gateway for the whole test session, as `flink-up` starts
+    them (the fixtures provisioned into its data dir)."""
+    from flinklab.cluster.lifecycle import bring_down, bring_up
 
-    backend = LocalBackend(live_settings)
-    backend.up()
     try:
+        bring_up(live_settings)
         yield live_settings
     finally:
-        backend.down()
+        bring_down(live_settings)
 
 
 @pytest.fixture(scope="session")
 def sql_client(flink_cluster: Settings):
-    """One PyFlink gateway JVM for all live tests (a fresh session per script is cheap)."""
-    from flinklab.sqlclient.runner import SqlClient
+    """A client of the session's gateway (a fresh gateway session per script is cheap)."""
+    from flinklab.sqlclient.client import SqlClient
 
     client = SqlClient(flink_cluster)
     try:

@@ -54,7 +54,8 @@ def docker_settings(root: Path, image: str, **overrides: object) -> Settings:
     """Settings with their own dirs under `root` (under /tmp, so the engine can bind-mount them) and free port."""
     for sub in ("workspace", "data", "state"):
         (root / sub).mkdir(parents=True, exist_ok=True)
-    values: dict[str, object] = {"rest_port": free_port(), "backend": "docker", "image": image,
+    values: dict[str, object] = {"rest_port": free_port(), "gateway_port": free_port(), "backend": "docker",
+                                 "image": image,
                                  "startup_timeout": 300.0}
     values.update(overrides)
     return Settings.from_env({"HOME": str(root / "home")}, workspace_root=root / "workspace",

@@ -14,7 +14,6 @@ from typer.testing import CliRunner
 
 from flinklab.cli import app
 from flinklab.cli.cluster import down_app, up_app
-from flinklab.cluster import select
 from flinklab.cluster.base import (
     ClusterRecord,
     RecordUnreadable,
@@ -23,9 +22,8 @@ from flinklab.cluster.base import (
     select_components,
     write_record,
 )
-from flinklab.cluster.docker import DockerBackend, _component
-from flinklab.cluster.local import LocalBackend, parse_java_major
-from flinklab.cluster.select import backend_for, recorded_backend
+from flinklab.cluster.docker import DockerBackend, DockerDetails, _component
+from flinklab.cluster.local import LocalDetails, parse_java_major
 from flinklab.errors import ClusterError, UsageError
 from flinklab.labs.provision import provision_data
 from flinklab.settings import Settings
@@ -42,6 +40,7 @@ def env(tmp_path: Path) -> dict[str, str]:
         "FLINKLAB_DATA_DIR": str(tmp_path / "data"),
         "FLINKLAB_WORKSPACE": str(tmp_path / "ws"),
         "FLINKLAB_REST_PORT": str(free_port()),
+        "FLINKLAB_GATEWAY_PORT": str(free_port()),
         "FLINKLAB_BACKEND": "",
     }
 
@@ -133,7 +132,8 @@ def test_status_of_a_recorded_cluster_whose_processes_are_gone(env: dict) -> Non
     write_record(settings, ClusterRecord(
         backend="local", rest_host="127.0.0.1", rest_port=settings.rest_port, taskmanagers=1, slots=4,
         flink_version="2.2.1", data_dir=str(settings.data_dir), workspace_root=str(settings.workspace_root),
-        details={"jobmanager": {"pid": 2**22 + 1}, "taskmanagers": {"taskmanager-1": {"pid": 2**22 + 2}}},
+        details=LocalDetails(conf_dir=str(settings.state_dir / "local" / "conf"), log_dir="", flink_home="",
+                             rpc_port=1, jobmanager_pid=2**22 + 1, taskmanager_pids={"taskmanager-1": 2**22 + 2}),
     ))
     result = runner.invoke(app, ["status"], env=env)
     assert result.exit_code == 1
@@ -191,77 +191,10 @@ def test_parse_java_major(text: str, major: int | None) -> None:
 
 
 def _record(settings: Settings, backend: str) -> ClusterRecord:
+    details = {"local": LocalDetails(conf_dir="", log_dir="", flink_home="", rpc_port=1),
+               "docker": DockerDetails(project="p", network="p_default", jobmanager="p-jobmanager-1")}[backend]
     return ClusterRecord(backend=backend, rest_host="127.0.0.1", rest_port=settings.rest_port, taskmanagers=1,
-                         slots=4, flink_version="2.2.1", data_dir="", workspace_root="")
-
-
-def _docker_seam(monkeypatch: pytest.MonkeyPatch, answer: tuple[bool, str] | Exception) -> list[Settings]:
-    """Replace our `_docker_class` seam with the real DockerBackend whose `usable` answers `answer` (no engine)."""
-    asked: list[Settings] = []
-
-    class Docker(DockerBackend):
-        @classmethod
-        def usable(cls, settings: Settings) -> tuple[bool, str]:
-            asked.append(settings)
-            if isinstance(answer, Exception):
-                raise answer
-            return answer
-
-    monkeypatch.setattr(select, "_docker_class", lambda: Docker)
-    return asked
-
-
-def test_backend_selection_explicit(env: dict, monkeypatch: pytest.MonkeyPatch) -> None:
-    settings = Settings.from_env(env)
-    asked = _docker_seam(monkeypatch, (True, "the engine answers"))
-    backend, reason = backend_for(settings.with_overrides(backend="local"))
-    assert type(backend) is LocalBackend and reason == "--backend local was asked for"
-    backend, reason = backend_for(settings.with_overrides(backend="docker"))
-    assert isinstance(backend, DockerBackend) and reason == "--backend docker was asked for"
-    write_record(settings, _record(settings, "docker"))  # explicit wins over the record, too
-    backend, reason = backend_for(settings.with_overrides(backend="local"))
-    assert type(backend) is LocalBackend and reason == "--backend local was asked for"
-    assert asked == []  # explicit choices never probe the engine
-
-
-@pytest.mark.parametrize(
-    ("answer", "chosen", "reason"),
-    [
-        ((True, "the Docker engine answers and flink:x is present"), "docker",
-         "the Docker engine answers and flink:x is present"),
-        ((False, "The Docker engine does not answer (refused)."), "local",
-         "The Docker engine does not answer (refused)."),
-        (RuntimeError("engine exploded"), "local", "docker check failed: engine exploded"),
-    ],
-)
-def test_backend_selection_auto(env: dict, monkeypatch: pytest.MonkeyPatch, answer, chosen: str, reason: str) -> None:
-    settings = Settings.from_env(env)
-    assert settings.backend == "auto"
-    asked = _docker_seam(monkeypatch, answer)
-    backend, why = backend_for(settings)
-    assert (backend.name, why) == (chosen, reason)
-    assert asked == [settings]
-
-
-def test_backend_selection_without_the_docker_backend(env: dict, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(select, "_docker_class", lambda: None)
-    settings = Settings.from_env(env)
-    backend, reason = backend_for(settings)
-    assert type(backend) is LocalBackend and reason == "the docker backend is not installed"
-    with pytest.raises(ClusterError, match="docker backend is not available"):
-        backend_for(settings.with_overrides(backend="docker"))
-
-
-@pytest.mark.parametrize("recorded", ["local", "docker"])
-def test_backend_selection_follows_the_record(env: dict, monkeypatch: pytest.MonkeyPatch, recorded: str) -> None:
-    settings = Settings.from_env(env)
-    asked = _docker_seam(monkeypatch, (recorded == "docker", "engine"))
-    assert recorded_backend(settings) is None
-    write_record(settings, _record(settings, recorded))
-    backend, reason = backend_for(settings)
-    assert backend.name == recorded and reason == f"a {recorded} cluster is recorded in {settings.state_dir}"
-    assert recorded_backend(settings).name == recorded
-    assert asked == []  # the record decides; the engine is not probed
+                         slots=4, flink_version="2.2.1", data_dir="", workspace_root="", details=details)
 
 
 # ------------------------------------------------------------------------- an unreadable cluster record

@@ -1,9 +1,9 @@
-"""The runner's JVM in a container when the host has no Java (flinklab/sqlclient/java_shim.py).
+"""The gateway's JVM in a container when the host has no Java (flinklab/sqlclient/java_shim.py).
 
-Unit tests render and execute the shim's shell text; live tests (markers `docker`, `live`) run `sql-client.sh`,
-`flinklab run` and a SqlClient as subprocesses whose PATH has no `java` (only the venv's console scripts and
-`docker`) against a docker cluster of the offline stand-in image, and check that no runner container outlives
-its process.
+Unit tests render and execute the shim's shell text; live tests (markers `docker`, `live`) run `flinklab up`
+(which starts the gateway), `sql-client.sh` and `flinklab run` as subprocesses whose PATH has no `java` (only the
+venv's console scripts and `docker`) against a docker cluster of the offline stand-in image, and check that the
+gateway's container goes with the gateway.
 """
 # ruff: noqa: F811 - pytest fixtures imported from docker_fixtures are redefined as parameters
 
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
-import threading
 import time
 from pathlib import Path
 
@@ -61,7 +61,8 @@ def no_java_env(settings: Settings, path: Path) -> dict[str, str]:
     """A minimal environment: no JAVA_HOME, PATH without java, the settings' dirs."""
     env = {"HOME": str(settings.workspace_root.parent / "home"), "PATH": str(path), "COLUMNS": "150",
            "FLINKLAB_WORKSPACE": str(settings.workspace_root), "FLINKLAB_DATA_DIR": str(settings.data_dir),
-           "FLINKLAB_STATE_DIR": str(settings.state_dir), "FLINKLAB_REST_PORT": str(settings.rest_port)}
+           "FLINKLAB_STATE_DIR": str(settings.state_dir), "FLINKLAB_REST_PORT": str(settings.rest_port),
+           "FLINKLAB_GATEWAY_PORT": str(settings.gateway_port), "FLINK_IMAGE": settings.image}
     if "DOCKER_HOST" in os.environ:  # where the engine is, as the user's shell would say
         env["DOCKER_HOST"] = os.environ["DOCKER_HOST"]
     return env
@@ -143,19 +144,23 @@ def test_host_with_java_writes_no_shim(tmp_path: Path):
     assert not (settings.state_dir / java_shim.SHIM_DIR).exists()
 
 
-# ---- live: a docker cluster, and clients without java ------------------------------------------------------
+# ---- live: a docker cluster, and a gateway without java ---------------------------------------------------
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory, standin_image: str, docker_client):
     from flinklab.cluster.docker import DockerBackend
+    from flinklab.cluster.lifecycle import provision
+    from flinklab.gateway import process as gateway
 
     settings = docker_settings(tmp_path_factory.mktemp("client-container"), standin_image)
     backend = DockerBackend(settings)
-    backend.up()
+    provision(settings, backend, lambda message: None)  # the lab data `flinklab run joins` below reads
+    backend.up()  # the cluster only: the gateway is started by `flinklab up` without Java, in the tests
     try:
         yield settings
     finally:
+        gateway.stop(settings)
         backend.down()
 
 
@@ -165,34 +170,35 @@ def client_containers(docker_client, **labels: str) -> list:
     return docker_client.containers.list(all=True, filters={"label": filters})
 
 
-class ContainerWatch:
-    """Records the runner containers seen while a subprocess runs (proof the JVM ran in one)."""
+def up_without_java(settings: Settings, tmp_path: Path) -> subprocess.CompletedProcess:
+    """`flinklab up` on a host without Java: the cluster runs, so it only starts the gateway, whose JVM must
+    then run in a container of the cluster's image."""
+    env = no_java_env(settings, bin_dir(tmp_path, with_docker=True))
+    return subprocess.run(["flinklab", "up"], env=env, capture_output=True, text=True, timeout=600)
 
-    def __init__(self, docker_client):
-        self.client = docker_client
-        self.seen: set[str] = set()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._poll, daemon=True)
 
-    def _poll(self) -> None:
-        while not self._stop.is_set():
-            self.seen.update(c.id for c in client_containers(self.client))
-            time.sleep(0.3)
-
-    def __enter__(self) -> ContainerWatch:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(5)
+def wait_gone(docker_client, what: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while client_containers(docker_client):
+        assert time.monotonic() < deadline, f"the gateway's container outlived {what} by {timeout:.0f} s"
+        time.sleep(0.5)
 
 
 @pytest.mark.docker
 @pytest.mark.live
-def test_sql_client_without_java_runs_in_a_container_and_leaves_none(cluster: Settings, docker_client,
-                                                                     tmp_path: Path):
+def test_without_java_the_gateway_jvm_runs_in_a_container_and_sql_client_uses_it(
+        cluster: Settings, docker_client, tmp_path: Path):
+    from flinklab.gateway import process as gateway
+
     settings = cluster
+    started = time.monotonic()
+    up = up_without_java(settings, tmp_path)
+    print(f"\ngateway start with its JVM in a container: {time.monotonic() - started:.1f}s")
+    assert up.returncode == 0, up.stdout + up.stderr
+    assert "the SQL gateway" in up.stdout
+    assert len(client_containers(docker_client)) == 1, "the gateway's JVM runs in exactly one container"
+    assert (settings.state_dir / java_shim.SHIM_DIR / "bin" / "java").is_file()
+
     (settings.data_dir / "tiny.csv").write_text(TINY_CSV)
     ws = settings.workspace_root
     (ws / "ddl.sql").write_text(
@@ -205,84 +211,52 @@ def test_sql_client_without_java_runs_in_a_container_and_leaves_none(cluster: Se
         """))
     rest = FlinkRest(settings.rest_url)
     before = {j.job_id for j in rest.jobs()}
-    started = time.monotonic()
-    with ContainerWatch(docker_client) as watch:
-        done = subprocess.run(["sql-client.sh", "-i", "ddl.sql", "-f", "q.sql"], cwd=ws, capture_output=True,
-                              text=True, timeout=300,
-                              env=no_java_env(settings, bin_dir(tmp_path, with_docker=True)))
-    print(f"\n3-statement script through the container JVM: {time.monotonic() - started:.1f}s")
+    done = subprocess.run(["sql-client.sh", "-i", "ddl.sql", "-f", "q.sql"], cwd=ws, capture_output=True,
+                          text=True, timeout=300, env=no_java_env(settings, bin_dir(tmp_path / "c", with_docker=False)))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "| n | total |" in done.stdout and "| 3 |    60 |" in done.stdout, done.stdout
     assert "1 row in set" in done.stdout
     new = [j for j in rest.jobs() if j.job_id not in before]
     assert [j.state for j in new] == ["FINISHED"], new
-    assert len(watch.seen) == 1, "the JVM ran in exactly one runner container"
-    assert (settings.state_dir / java_shim.SHIM_DIR / "bin" / "java").is_file()
-    assert client_containers(docker_client) == []
 
-
-CLIENT_PROGRAM = """
-import os, sys, time
-from flinklab.settings import Settings
-from flinklab.sqlclient.runner import SqlClient
-client = SqlClient(Settings.from_env())
-print("open", flush=True)
-if sys.argv[1] == "close":
-    client.close()
-    print("closed", flush=True)
-time.sleep(600)
-"""
-
-
-@pytest.mark.docker
-@pytest.mark.live
-@pytest.mark.parametrize("end", ["close", "kill"])
-def test_runner_container_goes_with_close_or_a_killed_process(cluster: Settings, docker_client, tmp_path: Path,
-                                                              end: str):
-    """SqlClient.close() stops the container's JVM; so does the death of the Python process (SIGKILL)."""
-    env = no_java_env(cluster, bin_dir(tmp_path, with_docker=True))
-    proc = subprocess.Popen([sys.executable, "-c", CLIENT_PROGRAM, end], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout.readline().strip() == "open", proc.stderr.read() if proc.poll() is not None else ""
-        assert len(client_containers(docker_client, **{java_shim.LABEL_CLIENT_PID: str(proc.pid)})) == 1
-        if end == "close":
-            assert proc.stdout.readline().strip() == "closed"
-        else:
-            proc.kill()
-        deadline = time.monotonic() + 30
-        while client_containers(docker_client, **{java_shim.LABEL_CLIENT_PID: str(proc.pid)}):
-            assert time.monotonic() < deadline, f"the runner container outlived {end} by 30 s"
-            time.sleep(0.5)
-    finally:
-        proc.kill()
-        proc.wait()
-
-
-@pytest.mark.docker
-@pytest.mark.live
-def test_flinklab_run_joins_without_java(cluster: Settings, docker_client, tmp_path: Path):
-    """The whole lab on a host with only Docker: run the reference SQL, then every check passes."""
-    env = no_java_env(cluster, bin_dir(tmp_path, with_docker=True))
+    # the whole lab, then its grade, on a host with only Docker
+    env = no_java_env(settings, bin_dir(tmp_path / "lab", with_docker=True))
     done = subprocess.run(["flinklab", "run", "joins", "--solution"], env=env, capture_output=True, text=True,
                           timeout=900)
     assert done.returncode == 0, done.stdout + done.stderr
-    plans = sorted(p.name for p in (cluster.workspace_root / "joins").glob("*-plan.json"))
+    plans = sorted(p.name for p in (settings.workspace_root / "joins").glob("*-plan.json"))
     assert plans == ["interval-plan.json", "regular-plan.json", "temporal-plan.json"]  # written by the JVM
-    assert all(p.stat().st_uid == os.getuid() for p in (cluster.workspace_root / "joins").glob("*-plan.json"))
+    assert all(p.stat().st_uid == os.getuid() for p in (settings.workspace_root / "joins").glob("*-plan.json"))
     checked = subprocess.run(["flinklab", "check", "joins"], env=env, capture_output=True, text=True, timeout=120)
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert client_containers(docker_client) == []
+
+    assert gateway.stop(settings)  # what flink-down does first
+    wait_gone(docker_client, "flink-down")
 
 
 @pytest.mark.docker
 @pytest.mark.live
-def test_without_java_and_docker_the_command_says_so_in_one_line(cluster: Settings, tmp_path: Path):
-    (cluster.workspace_root / "one.sql").write_text("SELECT 1;\n")
-    done = subprocess.run(["sql-client.sh", "-f", str(cluster.workspace_root / "one.sql")], capture_output=True,
-                          text=True, timeout=120, env=no_java_env(cluster, bin_dir(tmp_path, with_docker=False)))
+def test_the_gateway_container_goes_with_a_killed_gateway(cluster: Settings, docker_client, tmp_path: Path):
+    """The JVM's watchdog ends it when the gateway's Python process dies (SIGKILL); `--rm` removes it."""
+    from flinklab.gateway import process as gateway
+
+    up = up_without_java(cluster, tmp_path)
+    assert up.returncode == 0, up.stdout + up.stderr
+    pid = gateway.running_pid(cluster)
+    assert pid is not None and len(client_containers(docker_client)) == 1
+    os.kill(pid, signal.SIGKILL)
+    wait_gone(docker_client, "a SIGKILL of the gateway")
+
+
+@pytest.mark.docker
+@pytest.mark.live
+def test_without_java_and_docker_flink_up_says_so_in_one_line(cluster: Settings, tmp_path: Path):
+    from flinklab.gateway import process as gateway
+
+    gateway.stop(cluster)
+    done = subprocess.run(["flinklab", "up"], capture_output=True, text=True, timeout=120,
+                          env=no_java_env(cluster, bin_dir(tmp_path, with_docker=False)))
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
-    assert lines[0].startswith("error: No Java to run the SQL runner") and "Install Java 17" in lines[0], lines
-    assert done.stdout == ""
+    assert lines[0].startswith("error: No Java to run the SQL gateway") and "Install Java 17" in lines[0], lines

@@ -42,15 +42,14 @@ def cli_env(settings: Settings) -> dict[str, str]:
         "FLINKLAB_DATA_DIR": str(settings.data_dir),
         "FLINKLAB_WORKSPACE": str(settings.workspace_root),
         "FLINKLAB_REST_PORT": str(settings.rest_port),
+        "FLINKLAB_GATEWAY_PORT": str(settings.gateway_port),
     }
 
 
 def recorded_pids(settings: Settings) -> dict[str, int]:
     record = read_record(settings)
     assert record is not None
-    pids = {"jobmanager": record.details["jobmanager"]["pid"]}
-    pids.update({name: info["pid"] for name, info in record.details["taskmanagers"].items()})
-    return pids
+    return {"jobmanager": record.details.jobmanager_pid, **record.details.taskmanager_pids}
 
 
 def _loopback(hex_addr: str) -> str:
@@ -321,3 +320,45 @@ def test_waits_stop_early_when_a_process_died(tmp_path: Path) -> None:
                    abort=lambda: ("jobmanager", "The jobmanager process exited (code 1)"))
     assert info.value.message.startswith("The jobmanager process exited (code 1) while waiting for the REST")
     assert "jobmanager.log" in info.value.message
+
+
+# ---- the SQL gateway that flink-up runs beside the cluster ------------------------------------------------------
+
+
+@pytest.mark.live
+def test_flink_up_repairs_a_dead_gateway_and_status_shows_it(flink_cluster: Settings) -> None:
+    from flinklab.gateway import process as gateway
+
+    env = cli_env(flink_cluster)
+    status = runner.invoke(app, ["status", "--json"], env=env)
+    assert status.exit_code == 0, status.output
+    before = json.loads(status.output)["gateway"]
+    assert before["healthy"] and before["url"] == flink_cluster.gateway_url
+    os.kill(before["pid"], signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while gateway.gateway_state(flink_cluster).pid is not None:
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    status = runner.invoke(app, ["status"], env=env)
+    assert status.exit_code == 1 and "SQL gateway:   not running" in status.output
+    assert "the SQL gateway does not answer" in status.output
+
+    cluster_pids = recorded_pids(flink_cluster)
+    up = runner.invoke(app, ["up"], env=env)
+    assert up.exit_code == 0, up.output
+    assert "repaired" in up.output and "the SQL gateway" in up.output
+    assert recorded_pids(flink_cluster) == cluster_pids  # the healthy cluster was left alone
+    after = gateway.gateway_state(flink_cluster)
+    assert after.healthy and after.pid != before["pid"]
+    logs = runner.invoke(app, ["logs", "gateway"], env=env)
+    assert logs.exit_code == 0 and "serving Flink's SQL Gateway REST API" in logs.output
+
+
+def test_a_stale_gateway_pid_file_never_signals_another_process(tmp_settings: Settings) -> None:
+    from flinklab.gateway import process as gateway
+
+    tmp_settings.state_dir.mkdir(parents=True, exist_ok=True)
+    gateway.pid_file(tmp_settings).write_text(f"{os.getpid()}\n")  # a live pid that is not a gateway
+    assert gateway.running_pid(tmp_settings) is None
+    assert gateway.stop(tmp_settings) is False
+    assert not gateway.pid_file(tmp_settings).exists()

@@ -40,17 +40,27 @@ def test_named_project_and_two_services(compose):
     assert "name" not in compose
     env = dict(line.split("=", 1) for line in (PROJECT_ROOT / ".env").read_text().splitlines() if "=" in line)
     assert env["COMPOSE_PROJECT_NAME"] == "flinklab"
-    assert set(compose["services"]) == {"jobmanager", "taskmanager"}
+    assert set(compose["services"]) == {"jobmanager", "taskmanager", "sql-gateway"}
     for name, service in compose["services"].items():
         assert defaults(service["image"]) == DEFAULT_FLINK_IMAGE
-        assert service["command"] == name
         assert service["labels"]["io.flinklab.project"] == "flinklab"
         assert service["labels"]["io.flinklab.component"] == name
+        if name != "sql-gateway":
+            assert service["command"] == name
+
+
+def test_flinks_own_sql_gateway_is_opt_in_and_points_at_the_jobmanager(compose):
+    gateway = compose["services"]["sql-gateway"]
+    assert gateway["profiles"] == ["gateway"]  # `docker compose up -d` starts the cluster only
+    command = gateway["command"]
+    assert command[:2] == ["/opt/flink/bin/sql-gateway.sh", "start-foreground"]
+    assert "-Drest.address=jobmanager" in command and "-Dsql-gateway.endpoint.rest.port=8083" in command
+    assert Settings.from_env({"HOME": "/nonexistent"}).gateway_port == 8083
 
 
 def test_rest_published_on_loopback_only(compose):
     ports = [defaults(p) for s in compose["services"].values() for p in s.get("ports", [])]
-    assert ports == ["127.0.0.1:8081:8081"]
+    assert sorted(ports) == ["127.0.0.1:8081:8081", "127.0.0.1:8083:8083"]
 
 
 def test_mounts_are_binds_at_identical_paths(compose):
@@ -69,7 +79,8 @@ def test_jobmanager_healthcheck_asks_overview(compose):
 
 def test_flink_properties_have_no_spaces_and_match_the_backend(compose):
     backend = flink_properties(Settings.from_env({"HOME": "/nonexistent"}))
-    for service in compose["services"].values():
+    for name in ("jobmanager", "taskmanager"):
+        service = compose["services"][name]
         found = props(service)
         assert all(value and not re.search(r"\s", value) for value in found.values()), found
         assert found == backend

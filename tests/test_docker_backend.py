@@ -24,8 +24,10 @@ from docker_fixtures import (  # noqa: F401 - fixtures
 
 from flinklab.cluster.base import read_record
 from flinklab.cluster.docker import DockerBackend
+from flinklab.cluster.lifecycle import bring_up
 from flinklab.cluster.rest import FlinkRest
 from flinklab.errors import ClusterError
+from flinklab.gateway import process as gateway
 from flinklab.settings import Settings
 
 pytestmark = [pytest.mark.docker, pytest.mark.live]
@@ -38,20 +40,21 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, standin_image: str, docker
     settings = docker_settings(tmp_path_factory.mktemp("docker"), standin_image)
     backend = DockerBackend(settings)
     started = time.monotonic()
-    result = backend.up()
+    result = bring_up(settings)  # what flink-up does: provision the lab data, the gateway, the backend's up
     print(f"\ndocker flink-up cold: {time.monotonic() - started:.1f}s")
     try:
         yield settings, backend, result
     finally:
+        gateway.stop(settings)
         backend.down()
 
 
 @pytest.fixture(scope="module")
 def client(cluster):
-    from flinklab.sqlclient.runner import SqlClient
+    from flinklab.sqlclient.client import SqlClient
 
     settings, _, _ = cluster
-    sql = SqlClient(settings)
+    sql = SqlClient(settings)  # the gateway flink-up started beside the docker cluster
     try:
         yield sql
     finally:
@@ -59,7 +62,7 @@ def client(cluster):
 
 
 def run_sql(client, settings: Settings, name: str, sql: str):
-    from flinklab.sqlclient.runner import run_invocation
+    from flinklab.sqlclient.client import run_invocation
 
     path = settings.workspace_root / name
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -88,7 +91,7 @@ def test_up_gives_a_ready_cluster_with_one_taskmanager(cluster, docker_client):
     assert (st.taskmanagers, st.slots_total) == (1, settings.slots)
     record = read_record(settings)
     assert record is not None and record.backend == "docker"
-    assert record.details["image"] == settings.image
+    assert record.image == settings.image and record.details.project == backend.project
     jm = docker_client.containers.get(backend.jm_name())
     bindings = jm.attrs["HostConfig"]["PortBindings"]["8081/tcp"]
     assert bindings == [{"HostIp": "127.0.0.1", "HostPort": str(settings.rest_port)}]
@@ -129,7 +132,7 @@ def test_killed_taskmanager_fails_the_query_shows_in_status_and_up_repairs_it(cl
     tm = backend.tm_name(1)
     rest = FlinkRest(settings.rest_url)
     killed: list[str] = []
-    tm_ip = next(ip for ip, name in read_record(settings).details["addresses"].items() if name == tm)
+    tm_ip = next(ip for ip, name in read_record(settings).details.addresses.items() if name == tm)
 
     def tasks_running() -> bool:
         # A job is RUNNING before its tasks are deployed: kill the TaskManager only once every task runs on it,

@@ -252,7 +252,7 @@ class BorrowedClient:
 def test_cli_run_on_the_cluster(flink_cluster, sql_client, tmp_path, monkeypatch):
     """`flinklab run tiny --solution`: run_lab creates one client, closes it, and the exit status is 1."""
     import flinklab.cli.labs as cli_labs
-    import flinklab.sqlclient.runner as sqlclient_runner
+    import flinklab.sqlclient.client as sqlclient_client
     from flinklab.cli import app
 
     log: list[str] = []
@@ -262,7 +262,7 @@ def test_cli_run_on_the_cluster(flink_cluster, sql_client, tmp_path, monkeypatch
         log.append("created")
         return BorrowedClient(sql_client, log)
 
-    monkeypatch.setattr(sqlclient_runner, "SqlClient", make_client)
+    monkeypatch.setattr(sqlclient_client, "SqlClient", make_client)
     project = make_project(tmp_path / "project")
     (flink_cluster.data_dir / "tiny_runner.csv").write_text(CSV_ROWS)
     monkeypatch.setattr(cli_labs, "get_lab", lambda name: TINY)
@@ -272,6 +272,7 @@ def test_cli_run_on_the_cluster(flink_cluster, sql_client, tmp_path, monkeypatch
         "FLINKLAB_DATA_DIR": str(flink_cluster.data_dir),
         "FLINKLAB_STATE_DIR": str(flink_cluster.state_dir),
         "FLINKLAB_REST_PORT": str(flink_cluster.rest_port),
+        "FLINKLAB_GATEWAY_PORT": str(flink_cluster.gateway_port),
     }
     result = CliRunner().invoke(app, ["run", "tiny", "--solution"], env=env)
     assert result.exit_code == 1, result.output

@@ -11,18 +11,20 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from conftest import free_port
 
 from flinklab.cluster.rest import FlinkRest
 from flinklab.grading.parse import parse_output
 from flinklab.settings import Settings
 from flinklab.sqlclient import tableau
-from flinklab.sqlclient.runner import SqlClient, run_invocation
+from flinklab.sqlclient.client import SqlClient, cells, column_type, run_invocation
 
 ORDERS_CSV = """\
 1,a,1.50,2024-01-01 09:00:00
@@ -78,6 +80,7 @@ def cli_env(settings: Settings) -> dict[str, str]:
     env.update(
         FLINKLAB_STATE_DIR=str(settings.state_dir),
         FLINKLAB_REST_PORT=str(settings.rest_port),
+        FLINKLAB_GATEWAY_PORT=str(settings.gateway_port),
         FLINKLAB_WORKSPACE=str(settings.workspace_root),
         FLINKLAB_DATA_DIR=str(settings.data_dir),
     )
@@ -194,13 +197,13 @@ def test_console_script_exit_statuses_and_error_block(flink_cluster: Settings, w
     started = time.monotonic()
     run = subprocess.run(
         check=False,
-        args=[sql_client_sh(), "embedded", "-i", str(workdir / "ddl.sql"), "-f", str(good)],
+        args=[sql_client_sh(), "-i", str(workdir / "ddl.sql"), "-f", str(good)],
         env=cli_env(flink_cluster),
         capture_output=True,
         text=True,
         timeout=600,
     )
-    print(f"cold 3-statement script via sql-client.sh: {time.monotonic() - started:.1f}s")
+    print(f"3-statement script via sql-client.sh on the warm gateway: {time.monotonic() - started:.1f}s")
     assert run.returncode == 0, run.stdout + run.stderr
     assert "|   5 |" in run.stdout and "1 row in set (" in run.stdout
 
@@ -312,6 +315,8 @@ def test_a_query_whose_job_fails_prints_its_rows_then_the_error(sql_client: SqlC
     assert "Received a total" not in text
 
 
+SHORT_KINDS = {"INSERT": "+I", "UPDATE_BEFORE": "-U", "UPDATE_AFTER": "+U", "DELETE": "-D"}
+
 # ---- our tableau == PyFlink's own TableResult.print() -------------------------------------------------------
 
 NOTES_CSV = """\
@@ -368,13 +373,16 @@ def test_tableau_equals_pyflink_print(flink_cluster: Settings, sql_client: SqlCl
     printed = [block.strip("\n").split("\n")[1:] for block in run.stdout.split("=== ")[1:-1]]
 
     ours = []
+    api = sql_client.api
     for mode, statements in QUERIES.items():
         session = sql_client.new_session({"execution.runtime-mode": mode})
         assert session.run_init(ddl, io.StringIO()).ok
         for query in statements:
-            fetched = session.fetch(query)
-            kinds = fetched.kinds if mode == "streaming" else None
-            ours.append(tableau.render_typed(fetched.columns, fetched.rows, kinds))
+            pages = [p for p in api.pages(session.handle, api.execute(session.handle, query)) if p.columns]
+            columns = [column_type(c) for c in pages[0].columns]
+            rows = [row for page in pages for row in page.rows]
+            kinds = [SHORT_KINDS[r["kind"]] for r in rows] if mode == "streaming" else None
+            ours.append(tableau.render_typed(columns, [cells(r) for r in rows], kinds))
     assert ours == printed
     assert any("..." in line for line in ours[0]) and any("<NULL>" in line for line in ours[0])
     assert "| +I |           1 | 2024-01-01 09:00:00.000 |   TRUE | 2024-01-02 |" in ours[1]
@@ -385,3 +393,67 @@ def test_tableau_equals_pyflink_print(flink_cluster: Settings, sql_client: SqlCl
     assert sql_client.new_session().run_script(script, out).ok, out.getvalue()
     table = [line for line in out.getvalue().split("\n") if line.startswith(("+", "|"))]
     assert table == printed[0][:-1]
+
+
+# ---- the gateway syntax, no gateway, Ctrl-C -------------------------------------------------------------------
+
+
+@pytest.mark.live
+def test_gateway_mode_with_an_endpoint_as_flinks_client(flink_cluster: Settings, workdir: Path) -> None:
+    script = workdir / "endpoint.sql"
+    script.write_text("SET 'sql-client.execution.result-mode' = 'tableau';\nSELECT 40 + 2 AS answer;\n")
+    env = cli_env(flink_cluster)
+    env["FLINKLAB_GATEWAY_PORT"] = "1"  # only --endpoint can lead it to the gateway
+    run = subprocess.run(
+        [sql_client_sh(), "gateway", "--endpoint", f"127.0.0.1:{flink_cluster.gateway_port}", "-f", str(script)],
+        env=env, capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "|          42 |" in run.stdout and "Received a total of 1 row (" in run.stdout
+
+
+@pytest.mark.live
+def test_no_gateway_is_one_line_naming_the_url_and_exit_2(flink_cluster: Settings, workdir: Path) -> None:
+    script = workdir / "nogw.sql"
+    script.write_text("SELECT 1;\n")
+    env = cli_env(flink_cluster)
+    env["FLINKLAB_GATEWAY_PORT"] = str(free_port())  # the cluster answers, no gateway does
+    run = subprocess.run([sql_client_sh(), "-f", str(script)], env=env, capture_output=True, text=True,
+                         timeout=60, check=False)
+    assert run.returncode == 2 and run.stdout == ""
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"No SQL gateway answers at http://127.0.0.1:{env['FLINKLAB_GATEWAY_PORT']}" \
+        in lines[0] and "flink-up" in lines[0], lines
+
+
+@pytest.mark.live
+def test_ctrl_c_in_a_streaming_query_terminates_it_and_cancels_its_job(flink_cluster: Settings,
+                                                                        workdir: Path) -> None:
+    script = workdir / "endless.sql"
+    script.write_text(
+        "SET 'sql-client.execution.result-mode' = 'tableau';\n"
+        "CREATE TEMPORARY TABLE endless (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '20');\n"
+        "SELECT id FROM endless;\n"
+    )
+    rest = FlinkRest(flink_cluster.rest_url)
+    before = {j.job_id for j in rest.jobs()}
+    proc = subprocess.Popen([sql_client_sh(), "-f", str(script)], env=cli_env(flink_cluster),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        seen = ""
+        deadline = time.monotonic() + 180
+        while seen.count("| +I |") < 3:  # rows are printed as they arrive
+            line = proc.stdout.readline()
+            assert line and time.monotonic() < deadline, seen + proc.stderr.read()
+            seen += line
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    text = seen + out
+    assert proc.returncode == 130, text + err
+    assert "Traceback" not in text + err and "py4j" not in text + err
+    terminated = [line for line in text.splitlines() if line.startswith("Query terminated, received a total of ")]
+    assert len(terminated) == 1 and int(terminated[0].split()[-2]) >= 3
+    new = [j.job_id for j in rest.jobs() if j.job_id not in before]
+    assert len(new) == 1 and wait_finished(rest, new[0]) == "CANCELED"

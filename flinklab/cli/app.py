@@ -1,6 +1,6 @@
 """The typer app and the one place user errors are turned into a one-line message and an exit status.
 
-Command modules (cluster.py, sql.py, labs.py, image.py) register their commands on `app` with `@command(...)`;
+Command modules (cluster.py, sql.py, labs.py, image.py, show.py) register their commands on `app` with `@command(...)`;
 each command body parses options, calls a library function and hands the result to a renderer.
 """
 
@@ -23,12 +23,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: The modules under flinklab.cli that register commands on `app`, and which one registers each command name. A
 #: command missing here still works (an unknown name loads every module); tests keep the table complete.
-COMMAND_MODULES = ("cluster", "sql", "labs", "image")
+COMMAND_MODULES = ("cluster", "sql", "labs", "image", "show")
 COMMANDS = {
     "up": "cluster", "down": "cluster", "status": "cluster", "logs": "cluster",
     "sql": "sql",
     "run": "labs", "check": "labs", "fixtures": "labs", "labs": "labs",
     "image": "image",
+    "show": "show",
 }
 
 

@@ -14,18 +14,26 @@ from rich.markup import escape
 
 from flinklab.cli.app import app, command, console, err_console, settings_from
 from flinklab.cluster.base import ClusterStatus, UpResult
-from flinklab.cluster.select import backend_for, cluster_status, log_backend, stop_cluster
+from flinklab.cluster.lifecycle import DownResult, bring_down, bring_up
+from flinklab.cluster.registry import backend_names
+from flinklab.cluster.select import cluster_status, log_backend
 from flinklab.cluster.waits import ClusterStartError
 from flinklab.errors import ExitStatus, UsageError
 
 # Numbers are taken as text and checked here, so a bad value is one line + exit 2 like every other user error
 # (typer's own type errors print a multi-line usage box).
-BACKEND_OPT = typer.Option(None, "--backend", metavar="auto|local|docker", help="Where the cluster runs.")
+BACKEND_OPT = typer.Option(None, "--backend", metavar="|".join(("auto", *backend_names())),
+                           help="Where the cluster runs (remote: attach to a running one).")
+REST_URL_OPT = typer.Option(None, "--rest-url", metavar="http://HOST:PORT",
+                            help="The running cluster to attach to (--backend remote).")
 TMS_OPT = typer.Option(None, "--taskmanagers", metavar="N", help="Number of TaskManagers (default 1).")
 SLOTS_OPT = typer.Option(None, "--slots", metavar="N", help="Slots per TaskManager (default 4).")
 PORT_OPT = typer.Option(None, "--port", metavar="P", help="REST / Web UI port on 127.0.0.1 (default 8081).")
-DATA_OPT = typer.Option(None, "--data-dir", metavar="DIR", help="Where the lab CSVs are provisioned.")
+DATA_OPT = typer.Option(None, "--data-dir", metavar="DIR",
+                        help="Where the lab CSVs are provisioned (remote: where its TaskManagers read them).")
 WORKSPACE_OPT = typer.Option(None, "--workspace", metavar="DIR", help="Root of the lab workspaces (~/flink).")
+GATEWAY_PORT_OPT = typer.Option(None, "--gateway-port", metavar="P",
+                                help="SQL gateway port on 127.0.0.1 (8083; 0 starts none).")
 
 
 def _whole(option: str, value: str | None) -> int | None:
@@ -44,31 +52,38 @@ def up(
     port: str | None = PORT_OPT,
     data_dir: str | None = DATA_OPT,
     workspace: str | None = WORKSPACE_OPT,
+    rest_url: str | None = REST_URL_OPT,
+    gateway_port: str | None = GATEWAY_PORT_OPT,
 ) -> None:
-    """Start (or repair) a Flink session cluster; returns when its TaskManagers and slots are registered."""
+    """Start (or repair) a Flink session cluster, or attach to a running one (--backend remote --rest-url URL),
+    and its SQL gateway; returns when TaskManagers and slots are registered and the gateway answers."""
     settings = settings_from(
         backend=backend, taskmanagers=_whole("--taskmanagers", taskmanagers), slots=_whole("--slots", slots),
-        rest_port=_whole("--port", port), data_dir=data_dir, workspace_root=workspace,
+        rest_port=_whole("--port", port), data_dir=data_dir, workspace_root=workspace, remote_url=rest_url,
+        gateway_port=_whole("--gateway-port", gateway_port),
     )
-    chosen, reason = backend_for(settings)
-    console.print(f"backend: [bold]{chosen.name}[/] [dim]({escape(reason)})[/]")
+    if rest_url and settings.backend not in ("auto", "remote"):
+        raise UsageError(f"--rest-url is for --backend remote, not --backend {settings.backend}.")
     with console.status("starting the cluster…") as spinner:
 
         def progress(message: str) -> None:
             spinner.update(escape(message))
-            console.print(f"  [dim]· {escape(message)}[/]")
+            if message.startswith("backend: "):
+                name, _, why = message.removeprefix("backend: ").partition(" ")
+                console.print(f"backend: [bold]{escape(name)}[/] [dim]{escape(why)}[/]")
+            else:
+                console.print(f"  [dim]· {escape(message)}[/]")
 
         try:
-            result = chosen.up(progress=progress)
+            result = bring_up(settings, progress=progress)
         except ClusterStartError as exc:
             for line in exc.log_tail:
                 err_console.print(f"  [dim]{escape(line)}[/]", soft_wrap=True)
             raise
-    result.reason = result.reason or reason
-    render_up(result)
+    render_up(result, settings.gateway_url)
 
 
-def render_up(result: UpResult) -> None:
+def render_up(result: UpResult, gateway_url: str) -> None:
     st = result.status
     if result.already_running:
         console.print(f"[green]already running[/] — nothing to do ({st.taskmanagers} TaskManager(s), "
@@ -78,31 +93,53 @@ def render_up(result: UpResult) -> None:
     if not result.already_running:
         console.print(f"[green]ready[/] in {result.seconds:.1f}s: Flink {st.flink_version}, "
                       f"{st.taskmanagers} TaskManager(s), {st.slots_available}/{st.slots_total} slots free")
-    console.print(f"Web UI: [bold]{st.rest_url}[/]")
+    console.print(f"Web UI: [bold]{st.rest_url}[/]" + (" [dim](attached: flinklab did not start it)[/]"
+                                                        if st.attached else ""))
+    if not gateway_url.endswith(":0"):
+        console.print(f"SQL gateway (Flink's SQL Gateway REST API): [bold]{gateway_url}[/]")
     console.print("Next:")
     console.print("  cd ~/flink/LAB && sql-client.sh -i ddl.sql -f query.sql > query.out 2>&1")
     console.print("  flinklab run LAB          # every step of a lab")
-    console.print("  flink-down                # stop the cluster")
+    console.print("  flink-down                # " + ("detach (the cluster keeps running)" if st.attached
+                                                     else "stop the cluster"))
 
 
 def down() -> None:
-    """Stop what `flink-up` started (a no-op when nothing runs)."""
-    name, stopped = stop_cluster(
+    """Stop what `flink-up` started, or detach from a remote cluster (a no-op when nothing runs)."""
+    result = bring_down(
         settings_from(), say=lambda message: console.print(f"[yellow]{escape(message)}[/]", soft_wrap=True)
     )
-    if stopped:
-        console.print(f"stopped the {name} cluster")
+    render_down(result)
+
+
+def render_down(result: DownResult) -> None:
+    if result.stopped:
+        console.print(f"stopped the {result.backend} cluster")
+    elif result.done:
+        console.print(f"detached from the {result.backend} cluster at {result.rest_url} (it keeps running)")
     else:
         console.print("no flinklab cluster is running: nothing to stop")
 
 
 def status(as_json: bool = typer.Option(False, "--json", help="Machine-readable output.")) -> None:
-    """Backend, Flink version, TaskManagers, slots, jobs, state dir and problems. Exit 1 when not healthy."""
-    st = cluster_status(settings_from())
+    """Backend, Flink version, TaskManagers, slots, jobs, SQL gateway, state dir and problems. Exit 1 when not
+    healthy."""
+    from flinklab.gateway import process as gateway
+
+    settings = settings_from()
+    st = cluster_status(settings)
+    gw = gateway.gateway_state(settings)
+    if st.running and not gw.healthy and settings.gateway_port:
+        st.problems.append(f"the SQL gateway does not answer at {gw.url} (its log: {gw.log})")
     if as_json:
-        sys.stdout.write(json.dumps(asdict(st), indent=2) + "\n")
+        sys.stdout.write(json.dumps({**asdict(st), "gateway": {**asdict(gw), "healthy": gw.healthy}}, indent=2)
+                         + "\n")
     else:
         render_status(st)
+        state = "[green]answering[/]" if gw.healthy else "[red]not running[/]"
+        if not settings.gateway_port:
+            state = "[dim]off (gateway port 0)[/]"
+        console.print(f"SQL gateway:   {state} at {gw.url}" + (f" (pid {gw.pid})" if gw.pid else ""))
     if not st.running or st.problems:
         raise typer.Exit(int(ExitStatus.FAILURE))
 
@@ -111,7 +148,10 @@ def render_status(st: ClusterStatus) -> None:
     state = "[green]running[/]" if st.running else "[red]not running[/]"
     if st.backend == "none":
         state = "[red]none started by flinklab[/]"
-    console.print(f"cluster:       {state} ({st.backend})")
+    if st.attached:  # flinklab did not start it: say so, `flink-down` only detaches
+        console.print(f"cluster:       {state}, {st.backend} (attached)")
+    else:
+        console.print(f"cluster:       {state} ({st.backend})")
     console.print(f"REST / Web UI: {st.rest_url}")
     if st.flink_version:
         console.print(f"Flink:         {st.flink_version}")
@@ -129,13 +169,20 @@ def render_status(st: ClusterStatus) -> None:
 
 def logs(
     component: str | None = typer.Argument(
-        None, metavar="COMPONENT", help="jobmanager | taskmanager | taskmanager-N (default all)."
+        None, metavar="COMPONENT", help="jobmanager | taskmanager | taskmanager-N | gateway (default: cluster)."
     ),
     follow: bool = typer.Option(False, "--follow", "-f", help="Keep printing new lines (Ctrl-C stops)."),
 ) -> None:
-    """Show (or follow) the JobManager / TaskManager logs."""
+    """Show (or follow) the JobManager / TaskManager / SQL gateway logs."""
+    settings = settings_from()
     try:
-        for line in log_backend(settings_from()).follow_logs(component, follow):
+        if component == "gateway":
+            from flinklab.gateway import process as gateway
+
+            lines = gateway.follow_log(settings, follow)
+        else:
+            lines = log_backend(settings).follow_logs(component, follow)
+        for line in lines:
             sys.stdout.write(line + "\n")
             if follow:
                 sys.stdout.flush()

@@ -75,23 +75,31 @@ def check_command(
     junit_file: Annotated[
         Optional[Path], typer.Option("--junit", metavar="FILE", help="Also write JUnit XML. " + OUTPUT_HELP)
     ] = None,
+    html_file: Annotated[
+        Optional[Path], typer.Option("--html", metavar="FILE",
+                                     help="Also write one self-contained HTML page with pictures of failed steps.")
+    ] = None,
     workspace: Annotated[Optional[Path], typer.Option("--workspace", help=WORKSPACE_HELP)] = None,
     data_dir: Annotated[Optional[Path], typer.Option("--data-dir", help=DATA_DIR_HELP)] = None,
 ) -> None:
     """Grade the saved work (never asks the cluster). Exit 0 all pass, 1 a check failed, 2 could not grade."""
-    from flinklab.grading.grader import grade_lab, lab_files
+    from flinklab.grading.grader import grade_lab, grading_context, lab_files
     from flinklab.grading.render import refuse_lab_files, render_report, write_json, write_junit
 
     settings = settings_from(workspace_root=workspace, data_dir=data_dir)
     the_lab = get_lab(lab)
     # Never over the learner's work (`--json report.json`): refused before grading; other files are backed up.
-    refuse_lab_files({"--json": json_file, "--junit": junit_file}, lab_files(settings, the_lab))
+    refuse_lab_files({"--json": json_file, "--junit": junit_file, "--html": html_file}, lab_files(settings, the_lab))
     report = grade_lab(settings, the_lab)
     render_report(report, console)
     for path, write in ((json_file, write_json), (junit_file, write_junit)):
         if path is not None:
             backup = write(report, path)
             console.print(f"Wrote {path}" + (f" (the file that was there is now {backup.name})" if backup else ""))
+    if html_file is not None:
+        from flinklab.pictures.html_report import write_html
+
+        console.print(f"Wrote {write_html(report, html_file, grading_context(settings, the_lab))}", soft_wrap=True)
     raise typer.Exit(int(ExitStatus.SUCCESS if report.all_passed else ExitStatus.FAILURE))
 
 

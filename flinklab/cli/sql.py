@@ -1,15 +1,18 @@
-"""`flinklab sql` and the `sql-client.sh` console script: the sql-client-compatible runner.
+"""`flinklab sql` and the `sql-client.sh` console script: a thin client of the SQL gateway.
 
-`sql-client.sh [embedded] [-i init.sql]... [-f script.sql] [-D key=value]...` prints what the real client prints
-to stdout (redirect with `> x.out 2>&1`). Exit status: 0 when every statement succeeded, 1 when one failed (the
-real client says 0 here; a script needs to know), 2 when it could not run (missing file, no cluster).
+`sql-client.sh [gateway --endpoint HOST:PORT | embedded] [-i init.sql]... [-f script.sql] [-D key=value]...`
+prints what the real client prints to stdout (redirect with `> x.out 2>&1`). Without a mode it uses the gateway
+`flink-up` started (127.0.0.1:8083); `gateway --endpoint` names another one (Flink's syntax); `embedded` starts a
+gateway inside this process for this one call (a JVM: slow, no `flink-up` gateway needed). Exit status: 0 when
+every statement succeeded, 1 when one failed (the real client says 0 here; a script needs to know), 2 when it
+could not run (missing file, no gateway).
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import List, Optional, TextIO
 
 import typer
 
@@ -17,11 +20,15 @@ from flinklab.cli.app import command, err_console, friendly, settings_from
 from flinklab.errors import ExitStatus, UsageError
 from flinklab.sqlclient.sqlfiles import read_sql
 
+# typer reads these annotations at run time: typing.Optional/List keep the CLI working on Python 3.9.
 INIT_OPT = typer.Option(
     None, "-i", "--init", metavar="FILE", help="SQL run first to set up the session (DDL, SET). Repeatable."
 )
 FILE_OPT = typer.Option(None, "-f", "--file", metavar="FILE", help="Script to execute (default: read stdin).")
 DEFINE_OPT = typer.Option(None, "-D", metavar="KEY=VALUE", help="A session option, as `SET`. Repeatable.")
+ENDPOINT_OPT = typer.Option(
+    None, "-e", "--endpoint", metavar="HOST:PORT", help="The SQL gateway to use (with the `gateway` mode)."
+)
 
 
 def parse_defines(items: list[str]) -> dict[str, str]:
@@ -35,24 +42,41 @@ def parse_defines(items: list[str]) -> dict[str, str]:
     return defines
 
 
+def endpoint_url(endpoint: str) -> str:
+    """`host:port` (or a URL) as the gateway's base URL; anything else is a usage error naming it."""
+    text = endpoint.strip()
+    if "://" not in text:
+        text = "http://" + text
+    from urllib.parse import urlparse
+
+    try:
+        parsed = urlparse(text)
+        port = parsed.port
+    except ValueError:
+        port = None
+        parsed = None
+    if parsed is None or not parsed.hostname or port is None or parsed.scheme not in ("http", "https"):
+        raise UsageError(f"--endpoint {endpoint!r} is not HOST:PORT.", "For example: --endpoint 127.0.0.1:8083.")
+    return f"{parsed.scheme}://{parsed.hostname}:{port}"
+
+
 def run_sql(
-    init: list[Path], file: Path | None, defines: dict[str, str], *, stdin: TextIO, out: TextIO
+    init: list[Path], file: Path | None, defines: dict[str, str], *, stdin: TextIO, out: TextIO,
+    url: str | None = None, embedded: bool = False,
 ) -> ExitStatus:
-    """Check the inputs, start the runner JVM, run one invocation, and say how it went."""
-    # Read once here so a bad path fails before stdin is read and the JVM starts (and before a missing cluster
-    # would hide it); the runner reads the files again, which costs little for SQL scripts.
+    """Check the inputs, connect to the gateway, run one invocation, and say how it went."""
+    # Read once here so a bad path fails before stdin is read (and before a missing gateway would hide it).
     for path in [*init, *([file] if file is not None else [])]:
         read_sql(path)
-    script_text = None
-    if file is None:
-        if stdin.isatty():
-            err_console.print("[dim]Reading SQL from stdin; end with Ctrl-D.[/]")
-        script_text = stdin.read()
+    from flinklab.sqlclient.client import SqlClient, run_invocation
 
-    from flinklab.sqlclient.runner import SqlClient, run_invocation
-
-    client = SqlClient(settings_from())
+    client = SqlClient(settings_from(), url, embedded=embedded)
     try:
+        script_text = None
+        if file is None:
+            if stdin.isatty():
+                err_console.print("[dim]Reading SQL from stdin; end with Ctrl-D.[/]")
+            script_text = stdin.read()
         result = run_invocation(
             client, out, init_files=init, script_file=file, defines=defines, script_text=script_text
         )
@@ -61,9 +85,11 @@ def run_sql(
     return ExitStatus.SUCCESS if result.ok else ExitStatus.FAILURE
 
 
-def _sql(init: list[Path] | None, file: Path | None, define: list[str] | None) -> None:
+def _sql(init: Optional[List[Path]], file: Optional[Path], define: Optional[List[str]], *,
+         url: str | None = None, embedded: bool = False) -> None:
     status = run_sql(
-        list(init or []), file, parse_defines(list(define or [])), stdin=sys.stdin, out=sys.stdout
+        list(init or []), file, parse_defines(list(define or [])), stdin=sys.stdin, out=sys.stdout,
+        url=url, embedded=embedded,
     )
     if status != ExitStatus.SUCCESS:
         raise typer.Exit(int(status))
@@ -71,27 +97,32 @@ def _sql(init: list[Path] | None, file: Path | None, define: list[str] | None) -
 
 @command("sql")
 def sql(
-    init: list[Path] | None = INIT_OPT,
-    file: Path | None = FILE_OPT,
-    define: list[str] | None = DEFINE_OPT,
+    init: Optional[List[Path]] = INIT_OPT,
+    file: Optional[Path] = FILE_OPT,
+    define: Optional[List[str]] = DEFINE_OPT,
 ) -> None:
     """Run SQL on the cluster like `sql-client.sh -i init.sql -f script.sql` (stdout; exit 1 if a statement fails)."""
     _sql(init, file, define)
 
 
 def _sql_client(
-    mode: str | None = typer.Argument(None, metavar="[embedded]", help="Accepted for compatibility."),
-    init: list[Path] | None = INIT_OPT,
-    file: Path | None = FILE_OPT,
-    define: list[str] | None = DEFINE_OPT,
+    mode: Optional[str] = typer.Argument(None, metavar="[gateway|embedded]", help="Flink's client modes."),
+    init: Optional[List[Path]] = INIT_OPT,
+    file: Optional[Path] = FILE_OPT,
+    define: Optional[List[str]] = DEFINE_OPT,
+    endpoint: Optional[str] = ENDPOINT_OPT,
 ) -> None:
-    """Flink's SQL client, on the running flinklab cluster."""
-    if mode not in (None, "embedded"):
+    """Flink's SQL client, on flinklab's SQL gateway."""
+    if mode not in (None, "embedded", "gateway"):
         raise UsageError(
             f"Mode {mode!r} is not supported.",
-            "Only the embedded mode exists here: sql-client.sh [embedded] [-i FILE] [-f FILE] [-D k=v].",
+            "Use sql-client.sh [gateway --endpoint HOST:PORT | embedded] [-i FILE] [-f FILE] [-D k=v].",
         )
-    _sql(init, file, define)
+    if mode == "gateway" and endpoint is None:
+        raise UsageError("The gateway mode needs --endpoint HOST:PORT.", "For example: --endpoint 127.0.0.1:8083.")
+    if endpoint is not None and mode != "gateway":
+        raise UsageError("--endpoint goes with the gateway mode.", "sql-client.sh gateway --endpoint HOST:PORT ...")
+    _sql(init, file, define, url=endpoint_url(endpoint) if endpoint else None, embedded=mode == "embedded")
 
 
 sql_client_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)

@@ -1,1 +1,2 @@
-"""Cluster backends: local JVM processes or Docker containers, one interface (see base.ClusterBackend)."""
+"""Cluster backends (listed in registry.py: local JVMs, Docker containers, an attached remote cluster), one
+interface (base.ClusterBackend), and the `flink-up`/`flink-down` use cases (lifecycle.py)."""

@@ -1,7 +1,9 @@
-"""The one interface both backends implement, and the cluster record kept in the state dir.
+"""The one interface every backend implements, and the cluster record kept in the state dir.
 
-A backend owns processes/containers only: start, wait until ready, status, stop, logs. SQL execution is the
-runner's business (flinklab.sqlclient) and talks to whatever answers at the recorded REST endpoint.
+A backend owns processes/containers (or, for `remote`, only the attachment): start or attach, wait until ready,
+status, stop or detach, logs. It knows no lab: the lab data is provisioned by the use case that calls `up`
+(flinklab.cluster.lifecycle). SQL execution is the runner's business (flinklab.sqlclient) and talks to whatever
+answers at the recorded REST endpoint. Backends are listed in flinklab.cluster.registry.
 """
 
 from __future__ import annotations
@@ -10,10 +12,11 @@ import json
 import re
 import socket
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import ClassVar, Protocol, TypeVar, get_origin, get_type_hints
 
+from flinklab.cluster.registry import backend_class, backend_names
 from flinklab.cluster.rest import FlinkRest
 from flinklab.cluster.waits import JOBMANAGER, TASKMANAGER, one_line
 from flinklab.errors import ClusterError, UsageError
@@ -23,18 +26,25 @@ T = TypeVar("T")
 
 
 @dataclass
-class ClusterRecord:
-    """What `flink-up` started, written to `state_dir/cluster.json`; `flink-down`/`status` read it back."""
+class BackendDetails:
+    """What one backend records about its cluster (pids, container names...): each backend subclasses it with
+    typed fields. Code outside the backend reads only ClusterRecord's common fields."""
 
-    backend: str  # "local" | "docker"
+
+@dataclass
+class ClusterRecord:
+    """What `flink-up` started or attached to, written to `state_dir/cluster.json`; `flink-down`/`status` read it."""
+
+    backend: str  # a name in flinklab.cluster.registry
     rest_host: str
     rest_port: int
     taskmanagers: int
     slots: int
     flink_version: str
-    data_dir: str
+    data_dir: str  # as the TaskManagers see it
     workspace_root: str
-    details: dict = field(default_factory=dict)  # backend-specific: pids, container ids, project name...
+    details: BackendDetails  # the backend's own typed details (its class's `Details`)
+    image: str = ""  # the Flink image the cluster runs on, when flinklab knows it (docker)
 
     @property
     def rest_url(self) -> str:
@@ -55,7 +65,35 @@ class RecordUnreadable(ClusterError):
         self.why = why
 
 
-_INT_FIELDS = ("rest_port", "taskmanagers", "slots")
+def _type_ok(value: object, hint: object) -> bool:
+    """A shallow check of a JSON value against a field's type hint (int, str, list[...], dict[...])."""
+    origin = get_origin(hint) or hint
+    if origin in (int, bool):
+        return type(value) is origin  # bool is an int subclass: exact types only
+    if origin in (str, list, dict):
+        return isinstance(value, origin)
+    return True
+
+
+def typed_from_json(cls: type[T], data: object, path: Path, what: str) -> T:
+    """`cls(**data)` when `data` has exactly `cls`'s fields (those without defaults required), each of its type;
+    else RecordUnreadable naming what is wrong."""
+    if not isinstance(data, dict):
+        raise RecordUnreadable(path, f"{what} is a JSON {type(data).__name__}, not an object")
+    hints = get_type_hints(cls)
+    required = {f.name for f in fields(cls) if f.default is f.default_factory is MISSING}
+    names = {f.name for f in fields(cls)}
+    missing = sorted(required - set(data))
+    unknown = sorted(set(data) - names)
+    if missing or unknown:
+        why = "; ".join(part for part in (
+            f"missing {', '.join(missing)}" if missing else "", f"unknown {', '.join(unknown)}" if unknown else ""
+        ) if part)
+        raise RecordUnreadable(path, f"{what}: {why}: written by another flinklab version?")
+    bad = [key for key, value in data.items() if not _type_ok(value, hints.get(key))]
+    if bad:
+        raise RecordUnreadable(path, f"{what}: wrong type of {', '.join(bad)}")
+    return cls(**data)
 
 
 def read_record(settings: Settings) -> ClusterRecord | None:
@@ -70,20 +108,13 @@ def read_record(settings: Settings) -> ClusterRecord | None:
         return None
     except (OSError, ValueError) as exc:  # unreadable file, or not JSON
         raise RecordUnreadable(path, one_line(exc)) from None
-    names = {f.name for f in fields(ClusterRecord)}
     if not isinstance(data, dict):
         raise RecordUnreadable(path, f"a JSON {type(data).__name__}, not an object")
-    missing = sorted(names - set(data) - {"details"})
-    unknown = sorted(set(data) - names)
-    if missing or unknown:
-        why = "; ".join(part for part in (
-            f"missing {', '.join(missing)}" if missing else "", f"unknown {', '.join(unknown)}" if unknown else ""
-        ) if part)
-        raise RecordUnreadable(path, f"{why}: written by another flinklab version?")
-    bad = [key for key in _INT_FIELDS if type(data[key]) is not int]
-    if bad or not isinstance(data.get("details", {}), dict):
-        raise RecordUnreadable(path, f"wrong type of {', '.join(bad or ['details'])}")
-    return ClusterRecord(**data)
+    record = typed_from_json(ClusterRecord, data, path, "record")  # `details` is still JSON here
+    if record.backend not in backend_names():
+        raise RecordUnreadable(path, f"unknown backend {record.backend!r}")
+    record.details = typed_from_json(backend_class(record.backend).Details, record.details, path, "details")
+    return record
 
 
 def write_record(settings: Settings, record: ClusterRecord) -> None:
@@ -140,6 +171,7 @@ class ClusterStatus:
     jobs_failed: int = 0
     jobs_cancelled: int = 0
     state_dir: str = ""
+    attached: bool = False  # a cluster flinklab did not start (remote): `flink-down` only detaches
     problems: list[str] = field(default_factory=list)  # e.g. "TaskManager flinklab-taskmanager-2 is not running"
 
 
@@ -187,25 +219,39 @@ class UpResult:
     repaired: list[str] = field(default_factory=list)  # what was restarted on a half-dead cluster
     seconds: float = 0.0
     reason: str = ""  # why this backend was chosen (auto)
-
-
-class ClusterBackend(Protocol):
-    name: str
-
-    def up(self, progress: ProgressFn | None = None) -> UpResult:
-        """Start (or repair) the cluster and return only when it is ready; idempotent."""
-
-    def down(self) -> bool:
-        """Stop exactly what `up` started. Returns False when nothing was running."""
-
-    def status(self) -> ClusterStatus: ...
-
-    def log_files(self) -> dict[str, Path]:
-        """Name -> log file (local) ; the docker backend may return {} and implement follow_logs instead."""
-
-    def follow_logs(self, component: str | None, follow: bool) -> Iterator[str]:
-        """Lines of the JM/TM logs (all components when None)."""
+    copied: list[str] = field(default_factory=list)  # lab data files provisioned into the data dir by this `up`
 
 
 class ProgressFn(Protocol):
     def __call__(self, message: str) -> None: ...
+
+
+class ClusterBackend(Protocol):
+    """What every backend in flinklab.cluster.registry implements (all of it; nothing here is optional)."""
+
+    name: ClassVar[str]
+    #: The record's typed `details` for this backend (a BackendDetails subclass).
+    Details: ClassVar[type[BackendDetails]]
+    #: True when the cluster reads the data dir on this host (local JVMs, bind mounts): `up`'s caller provisions
+    #: it first. False for a cluster elsewhere (remote), which must already have the data.
+    reads_local_data: ClassVar[bool]
+    #: True when `down` stops what `up` started; False when it only forgets an attachment (remote).
+    owns_cluster: ClassVar[bool]
+
+    def __init__(self, settings: Settings) -> None: ...
+
+    @classmethod
+    def usable(cls, settings: Settings) -> tuple[bool, str]:
+        """(can serve `flink-up` here, why): asked by `--backend auto`, in the registry's order."""
+
+    def up(self, progress: ProgressFn | None = None) -> UpResult:
+        """Start (or repair, or attach to) the cluster and return only when it is ready; idempotent."""
+
+    def down(self) -> bool:
+        """Stop exactly what `up` started (or forget the attachment). Returns False when nothing was there."""
+
+    def status(self) -> ClusterStatus:
+        """The recorded cluster's health; `problems` says what is wrong."""
+
+    def follow_logs(self, component: str | None, follow: bool) -> Iterator[str]:
+        """Lines of the JM/TM logs (all components when None); ClusterError saying where they are if not here."""

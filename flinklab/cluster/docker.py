@@ -26,9 +26,11 @@ import re
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from flinklab.cluster.base import (
+    BackendDetails,
     ClusterRecord,
     ClusterStatus,
     ProgressFn,
@@ -78,13 +80,12 @@ HEALTHCHECK_TEST = [
 ]
 
 
-def project_name(settings: Settings, env: dict[str, str] | None = None) -> str:
+def project_name(settings: Settings) -> str:
     """FLINKLAB_DOCKER_PROJECT, else `flinklab` on the default port and `flinklab-<port>` otherwise.
 
     Two clusters can never share a REST port, so the port keeps a second cluster (e.g. the test suite's) apart."""
-    env = dict(os.environ) if env is None else env
-    if env.get("FLINKLAB_DOCKER_PROJECT"):
-        return env["FLINKLAB_DOCKER_PROJECT"]
+    if settings.docker_project:
+        return settings.docker_project
     return DEFAULT_PROJECT if settings.rest_port == 8081 else f"{DEFAULT_PROJECT}-{settings.rest_port}"
 
 
@@ -113,12 +114,11 @@ def render_properties(props: dict[str, str]) -> str:
     return "".join(f"{key}: {value}\n" for key, value in props.items())
 
 
-def container_user(env: dict[str, str] | None = None) -> str | None:
+def container_user(settings: Settings) -> str | None:
     """FLINKLAB_CONTAINER_USER, else the host user when it is root (so files jobs write into the bind-mounted
     workspace belong to the host user, and pytest's 0700 temp dirs are readable), else the image's own user."""
-    env = dict(os.environ) if env is None else env
-    if env.get("FLINKLAB_CONTAINER_USER"):
-        return env["FLINKLAB_CONTAINER_USER"]
+    if settings.container_user:
+        return settings.container_user
     return "0:0" if os.getuid() == 0 else None
 
 
@@ -155,18 +155,38 @@ def _engine_errors(doing: str) -> Iterator[None]:
                            ) from None
 
 
+@dataclass
+class DockerDetails(BackendDetails):
+    """The docker cluster's record: its project, network and container names."""
+
+    project: str
+    network: str
+    jobmanager: str
+    taskmanagers: list[str] = field(default_factory=list)
+    #: IP -> container name. Kept because a stopped container loses its IP, and errors name TMs by IP.
+    addresses: dict[str, str] = field(default_factory=dict)
+
+
+def _details(record: ClusterRecord) -> DockerDetails:
+    assert isinstance(record.details, DockerDetails), record.details  # read_record types it by the backend name
+    return record.details
+
+
 class DockerBackend:
     """JobManager + N TaskManagers as labelled containers; see the module docstring."""
 
     name = "docker"
+    Details = DockerDetails
+    reads_local_data = True  # the data dir is bind-mounted from this host
+    owns_cluster = True
 
     def __init__(self, settings: Settings, client: Any = None):
         self.settings = settings
         self.project = project_name(settings)
         record = read_record(settings)
-        if record is not None and record.backend == "docker" and record.details.get("project"):
+        if record is not None and record.backend == self.name:
             # down/status/logs act on the recorded cluster even when the settings' port differs.
-            self.project = record.details["project"]
+            self.project = _details(record).project
         self._client = client
         self._failed: str | None = None
 
@@ -217,7 +237,7 @@ class DockerBackend:
             "command": component,
             "environment": {"FLINK_PROPERTIES": render_properties(flink_properties(s))},
             "volumes": mounts,
-            "user": container_user(),
+            "user": container_user(s),
             "network": self.network_name,
         }
         if component == JOBMANAGER:
@@ -262,8 +282,6 @@ class DockerBackend:
             return self._up(progress or (lambda message: None))
 
     def _up(self, say: ProgressFn) -> UpResult:
-        from flinklab.labs.provision import provision_data
-
         start = time.monotonic()
         s = self.settings
         record = read_record(s)
@@ -274,9 +292,6 @@ class DockerBackend:
             raise ClusterError(f"A docker cluster is recorded on port {record.rest_port}, not {s.rest_port}.",
                                "Stop it with `flink-down` first, or use its port.")
         self.project = project_name(s)
-        copied = provision_data(s)
-        if copied:
-            say(f"copied {len(copied)} data file(s) to {s.data_dir}")
         s.workspace_root.mkdir(parents=True, exist_ok=True)  # else the engine creates it, owned by root
         self._ensure_image(say)
 
@@ -429,12 +444,10 @@ class DockerBackend:
         write_record(s, ClusterRecord(
             backend=self.name, rest_host=s.rest_host, rest_port=s.rest_port, taskmanagers=s.taskmanagers,
             slots=s.slots, flink_version=FLINK_VERSION, data_dir=str(s.data_dir),
-            workspace_root=str(s.workspace_root),
-            details={"project": self.project, "image": s.image, "network": self.network_name,
-                     "jobmanager": self.jm_name(),
-                     "taskmanagers": [self.tm_name(i) for i in range(1, s.taskmanagers + 1)],
-                     # Kept because a stopped container loses its IP, and errors name TMs by IP.
-                     "addresses": self._addresses()},
+            workspace_root=str(s.workspace_root), image=s.image,
+            details=DockerDetails(project=self.project, network=self.network_name, jobmanager=self.jm_name(),
+                                  taskmanagers=[self.tm_name(i) for i in range(1, s.taskmanagers + 1)],
+                                  addresses=self._addresses()),
         ))
 
     def _addresses(self) -> dict[str, str]:
@@ -530,7 +543,7 @@ class DockerBackend:
         followed by its container's name, so "The heartbeat of TaskManager with id ... timed out" says which
         container died."""
         record = read_record(self.settings)
-        addresses = dict(record.details.get("addresses", {})) if record and record.backend == self.name else {}
+        addresses = dict(_details(record).addresses) if record and record.backend == self.name else {}
         with contextlib.suppress(ClusterError), _engine_errors("listing the containers"):
             addresses.update(self._addresses())  # an unreachable engine leaves the recorded addresses
 
@@ -542,10 +555,6 @@ class DockerBackend:
         return re.sub(r"\b(\d{1,3}(?:\.\d{1,3}){3})(?::\d+(?:-[0-9a-f]+\b)?)?", add_name, text)
 
     # ---------------------------------------------------------------- logs
-    def log_files(self) -> dict:
-        """Containers log to the engine, not to files: see follow_logs."""
-        return {}
-
     def _select(self, component: str | None) -> list:
         """The containers `component` names, with the same spelling as the local backend's logs."""
         containers = self.containers()

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Callable
 
 from flinklab.errors import ClusterError, UsageError
+from flinklab.settings import Settings
 from flinklab.version import FLINK_VERSION
 
 SUITE = "bookworm"
@@ -60,12 +61,9 @@ class ImageBuildResult:
 
 
 def cache_dir(env: Mapping[str, str] | None = None) -> Path:
-    """Where the debootstrap root tarball is kept: FLINKLAB_CACHE_DIR, else $XDG_CACHE_HOME/flinklab."""
-    env = os.environ if env is None else env
-    if env.get("FLINKLAB_CACHE_DIR"):
-        return Path(env["FLINKLAB_CACHE_DIR"])
-    base = env.get("XDG_CACHE_HOME") or str(Path(env.get("HOME", str(Path.home()))) / ".cache")
-    return Path(base) / "flinklab"
+    """Where the debootstrap root tarball is kept: FLINKLAB_CACHE_DIR, else $XDG_CACHE_HOME/flinklab (read by
+    Settings from `env`, default the process environment)."""
+    return Settings.from_env(env).cache_dir
 
 
 def flink_dist_dir() -> Path:
@@ -77,9 +75,9 @@ def flink_dist_dir() -> Path:
 
 def debian_mirror(env: Mapping[str, str] | None = None, sources_dir: Path = Path("/etc/apt")) -> str:
     """FLINKLAB_DEBIAN_MIRROR, else the first Debian (not -security) URI of this machine's apt sources."""
-    env = os.environ if env is None else env
-    if env.get("FLINKLAB_DEBIAN_MIRROR"):
-        return env["FLINKLAB_DEBIAN_MIRROR"]
+    configured = Settings.from_env(env).debian_mirror
+    if configured:
+        return configured
     files = sorted((sources_dir / "sources.list.d").glob("*.sources")) + sorted(
         (sources_dir / "sources.list.d").glob("*.list")
     )

@@ -22,9 +22,11 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from flinklab.cluster.base import (
+    BackendDetails,
     ClusterRecord,
     ClusterStatus,
     ProgressFn,
@@ -49,7 +51,6 @@ from flinklab.cluster.waits import (
     wait_until,
 )
 from flinklab.errors import ClusterError
-from flinklab.labs.provision import provision_data
 from flinklab.settings import Settings
 from flinklab.version import FLINK_VERSION
 
@@ -197,10 +198,34 @@ def stop_processes(pids: list[int], conf_dir: Path, timeout: float = STOP_TIMEOU
 # ------------------------------------------------------------------------------------------------- backend
 
 
+@dataclass
+class LocalDetails(BackendDetails):
+    """The local cluster's record: where its config and logs are, and the pid of each JVM."""
+
+    conf_dir: str
+    log_dir: str
+    flink_home: str
+    rpc_port: int
+    jobmanager_pid: int = 0
+    taskmanager_pids: dict[str, int] = field(default_factory=dict)  # `taskmanager-<i>` -> pid
+
+    def pids(self) -> list[int]:
+        """Every recorded pid (JobManager first), zeros left out."""
+        return [p for p in (self.jobmanager_pid, *self.taskmanager_pids.values()) if p]
+
+
+def _details(record: ClusterRecord) -> LocalDetails:
+    assert isinstance(record.details, LocalDetails), record.details  # read_record types it by the backend name
+    return record.details
+
+
 class LocalBackend:
     """JobManager + N TaskManagers as local JVMs; see the module docstring for the layout."""
 
     name = "local"
+    Details = LocalDetails
+    reads_local_data = True
+    owns_cluster = True
 
     def __init__(self, settings: Settings):
         self.settings = settings
@@ -214,6 +239,16 @@ class LocalBackend:
         self._home: Path | None = None  # flink_home(), resolved once
         self._failed: str | None = None  # the component whose process died during a wait
 
+    @classmethod
+    def usable(cls, settings: Settings) -> tuple[bool, str]:
+        """(True, why) when Java 11+ and the PyPI Flink distribution are here."""
+        try:
+            flink_home()
+            java, major = find_java()
+        except ClusterError as exc:
+            return False, exc.message
+        return True, f"Java {major} ({java}) and the PyPI Flink distribution are here"
+
     # ---------------------------------------------------------------- up
     def up(self, progress: ProgressFn | None = None) -> UpResult:
         """Start (or repair) the cluster; return once REST answers and every TaskManager's slots are registered."""
@@ -225,9 +260,6 @@ class LocalBackend:
                                "Stop it with `flink-down` first.")
         if record is not None:
             self._refuse_other_shape(record)
-        copied = provision_data(self.settings)
-        if copied:
-            say(f"copied {len(copied)} data file(s) to {self.settings.data_dir}")
         repaired: list[str] = []
         if record is not None:
             result = self._reuse(record, say)
@@ -257,9 +289,10 @@ class LocalBackend:
 
     def _reuse(self, record: ClusterRecord, say: ProgressFn) -> UpResult | None:
         """Healthy → already_running; TMs missing → restart them; JM gone → stop the rest and return None."""
-        jm_pid = record.details.get("jobmanager", {}).get("pid")
-        tms: dict[str, dict] = record.details.get("taskmanagers", {})
-        dead_tms = [name for name, info in tms.items() if not is_ours(info.get("pid"), self.conf_dir)]
+        details = _details(record)
+        jm_pid = details.jobmanager_pid
+        tms = details.taskmanager_pids
+        dead_tms = [name for name, pid in tms.items() if not is_ours(pid, self.conf_dir)]
         if not is_ours(jm_pid, self.conf_dir):
             say("the JobManager is not running: restarting the whole cluster")
             self._stop_everything(record)
@@ -278,9 +311,7 @@ class LocalBackend:
             before = set()
         try:
             for name in dead_tms:
-                proc = self._spawn(name, "taskmanager.sh")
-                tms[name] = {"pid": proc.pid}
-            record.details["taskmanagers"] = tms
+                tms[name] = self._spawn(name, "taskmanager.sh").pid
             write_record(self.settings, record)
             wait_until(rest, RestAnswers() & NewTaskManagers(before, len(dead_tms)),
                        timeout=self.settings.startup_timeout, diagnostics=self._diagnostics,
@@ -325,14 +356,15 @@ class LocalBackend:
             backend=self.name, rest_host=s.rest_host, rest_port=s.rest_port, taskmanagers=s.taskmanagers,
             slots=s.slots, flink_version=FLINK_VERSION, data_dir=str(s.data_dir),
             workspace_root=str(s.workspace_root),
-            details={"conf_dir": str(self.conf_dir), "log_dir": str(self.log_dir), "flink_home": str(self.home),
-                     "rpc_port": self._rpc_port, "jobmanager": {}, "taskmanagers": {}},
+            details=LocalDetails(conf_dir=str(self.conf_dir), log_dir=str(self.log_dir),
+                                 flink_home=str(self.home), rpc_port=self._rpc_port),
         )
+        details = _details(record)
         try:
             # All JVMs at once, like start-cluster.sh: TaskManagers retry until the JobManager's RPC port answers.
-            record.details["jobmanager"] = {"pid": self._spawn(JOBMANAGER, "jobmanager.sh").pid}
+            details.jobmanager_pid = self._spawn(JOBMANAGER, "jobmanager.sh").pid
             for i in range(1, s.taskmanagers + 1):
-                record.details["taskmanagers"][tm_name(i)] = {"pid": self._spawn(tm_name(i), "taskmanager.sh").pid}
+                details.taskmanager_pids[tm_name(i)] = self._spawn(tm_name(i), "taskmanager.sh").pid
             # Recorded before waiting: an interrupted `up` still leaves `flink-down` something to stop.
             write_record(s, record)
             rest = FlinkRest(s.rest_url)
@@ -441,8 +473,8 @@ class LocalBackend:
         """An abort check for the waits: a JVM we recorded has exited."""
 
         def check() -> tuple[str, str] | None:
-            components = {JOBMANAGER: record.details.get("jobmanager", {}).get("pid")}
-            components.update({n: i.get("pid") for n, i in record.details.get("taskmanagers", {}).items()})
+            details = _details(record)
+            components = {JOBMANAGER: details.jobmanager_pid, **details.taskmanager_pids}
             for component, pid in components.items():
                 proc = self._procs.get(component)
                 if proc is not None and proc.pid == pid:
@@ -484,18 +516,15 @@ class LocalBackend:
         record = read_record(self.settings)
         pids: list[int] = []
         if record is not None and record.backend == self.name:
-            pids.append(record.details.get("jobmanager", {}).get("pid") or 0)
-            pids += [i.get("pid") or 0 for i in record.details.get("taskmanagers", {}).values()]
-        pids = [p for p in pids if p] + [p for p in find_ours(self.conf_dir) if p not in pids]
+            pids = _details(record).pids()
+        pids += [p for p in find_ours(self.conf_dir) if p not in pids]
         stopped = stop_processes(pids, self.conf_dir)
         if record is not None and record.backend == self.name:
             remove_record(self.settings)
         return bool(stopped)
 
     def _stop_everything(self, record: ClusterRecord) -> None:
-        pids = [record.details.get("jobmanager", {}).get("pid") or 0]
-        pids += [i.get("pid") or 0 for i in record.details.get("taskmanagers", {}).values()]
-        stop_processes([p for p in pids if p] + find_ours(self.conf_dir), self.conf_dir)
+        stop_processes(_details(record).pids() + find_ours(self.conf_dir), self.conf_dir)
         remove_record(self.settings)
 
     # ------------------------------------------------------------ status
@@ -509,12 +538,13 @@ class LocalBackend:
             st.problems.append(f"no local cluster recorded in {self.settings.state_dir}")
             return st
         st.expected_taskmanagers = record.taskmanagers
-        jm_alive = is_ours(record.details.get("jobmanager", {}).get("pid"), self.conf_dir)
+        details = _details(record)
+        jm_alive = is_ours(details.jobmanager_pid, self.conf_dir)
         if not jm_alive:
             st.problems.append("the JobManager is not running")
-        for name, info in record.details.get("taskmanagers", {}).items():
-            if not is_ours(info.get("pid"), self.conf_dir):
-                st.problems.append(f"TaskManager {name} (pid {info.get('pid')}) is not running")
+        for name, pid in details.taskmanager_pids.items():
+            if not is_ours(pid, self.conf_dir):
+                st.problems.append(f"TaskManager {name} (pid {pid}) is not running")
         try:
             ov = FlinkRest(rest_url).overview()
         except RestUnavailable:
@@ -528,10 +558,11 @@ class LocalBackend:
         return st
 
     # -------------------------------------------------------------- logs
-    def components(self) -> list[str]:
+    def _components(self) -> list[str]:
+        """The recorded JVMs' names, else every component with a log dir (logs outlive `flink-down`)."""
         record = read_record(self.settings)
         if record is not None and record.backend == self.name:
-            return [JOBMANAGER, *record.details.get("taskmanagers", {})]
+            return [JOBMANAGER, *_details(record).taskmanager_pids]
         if not self.log_dir.is_dir():
             return []
         names = sorted(p.name for p in self.log_dir.iterdir() if p.is_dir())
@@ -540,7 +571,7 @@ class LocalBackend:
     def log_files(self) -> dict[str, Path]:
         """component -> its Flink log (the current one)."""
         files = {}
-        for component in self.components():
+        for component in self._components():
             log = self._log_file(component)
             if log is not None:
                 files[component] = log

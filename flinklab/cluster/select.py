@@ -1,4 +1,7 @@
-"""Which backend serves a command: `up` chooses (explicit, recorded, or auto); down/status/logs use the record."""
+"""Which backend serves a command: `up` chooses (explicit, recorded, or auto); down/status/logs use the record.
+
+Every choice is a lookup in flinklab.cluster.registry; no backend is named here.
+"""
 
 from __future__ import annotations
 
@@ -13,48 +16,46 @@ from flinklab.cluster.base import (
     read_record,
     remove_record,
 )
-from flinklab.cluster.local import LocalBackend
+from flinklab.cluster.registry import backend_class, backend_names
 from flinklab.cluster.rest import FlinkRest, RestUnavailable
 from flinklab.errors import ClusterError
 from flinklab.settings import Settings
 
 
-def _docker_class():
-    """The Docker backend class, or None while it is not installed/delivered (ImportError = use local)."""
-    try:
-        from flinklab.cluster.docker import DockerBackend
-    except ImportError:
-        return None
-    return DockerBackend
+def fallback() -> str:
+    """The registry's last backend: auto's fallback, and the one whose logs and strays outlive its record
+    (`flinklab logs` after `flink-down`)."""
+    return backend_names()[-1]
 
 
-def _make(name: str, settings: Settings) -> ClusterBackend:
-    if name == "local":
-        return LocalBackend(settings)
-    cls = _docker_class()
-    if cls is None:
-        raise ClusterError("The docker backend is not available in this installation.",
-                           "Use `--backend local` (or FLINKLAB_BACKEND=local).")
-    return cls(settings)
+def make_backend(name: str, settings: Settings) -> ClusterBackend:
+    """An instance of the backend registered as `name`."""
+    return backend_class(name)(settings)
 
 
 def backend_for(settings: Settings) -> tuple[ClusterBackend, str]:
-    """The backend `up` should use, and why: explicit wins; `auto` follows the record, else docker if usable."""
-    if settings.backend in ("local", "docker"):
-        return _make(settings.backend, settings), f"--backend {settings.backend} was asked for"
+    """The backend `up` should use, and why: explicit wins; `auto` follows the record, else the first backend of
+    the registry that says it is usable here, else the last one (the fallback; the reason is why the one before it
+    cannot serve, and the fallback's own `up` says what it misses)."""
+    if settings.backend != "auto":
+        return make_backend(settings.backend, settings), f"--backend {settings.backend} was asked for"
     record = read_record(settings)
     if record is not None:
-        return _make(record.backend, settings), f"a {record.backend} cluster is recorded in {settings.state_dir}"
-    cls = _docker_class()
-    if cls is None:
-        return LocalBackend(settings), "the docker backend is not installed"
-    try:
-        usable, why = cls.usable(settings)
-    except Exception as exc:  # noqa: BLE001 - a broken engine must not stop a local start: fall back, say why
-        usable, why = False, f"docker check failed: {exc}"
-    if usable:
-        return cls(settings), why or "docker engine reachable and the image is present"
-    return LocalBackend(settings), why or "docker cannot serve"
+        return make_backend(record.backend, settings), f"a {record.backend} cluster is recorded in {settings.state_dir}"
+    why = f"no other backend is registered than {fallback()}"
+    for name in backend_names()[:-1]:
+        try:
+            cls = backend_class(name)
+        except ClusterError as exc:  # not installed here
+            why = exc.message
+            continue
+        try:
+            usable, why = cls.usable(settings)
+        except Exception as exc:  # noqa: BLE001 - a broken engine must not stop a local start: fall back, say why
+            usable, why = False, f"{name} check failed: {exc}"
+        if usable:
+            return cls(settings), why
+    return make_backend(fallback(), settings), why
 
 
 def recorded_backend(settings: Settings) -> ClusterBackend | None:
@@ -62,7 +63,7 @@ def recorded_backend(settings: Settings) -> ClusterBackend | None:
     record = read_record(settings)
     if record is None:
         return None
-    return _make(record.backend, settings)
+    return make_backend(record.backend, settings)
 
 
 def cluster_status(settings: Settings) -> ClusterStatus:
@@ -80,34 +81,33 @@ def cluster_status(settings: Settings) -> ClusterStatus:
     return st
 
 
-def stop_cluster(settings: Settings, say: Callable[[str], None] | None = None) -> tuple[str, bool]:
-    """Stop the recorded cluster (or local strays of this state dir); returns (backend name, anything stopped).
+def stop_cluster(settings: Settings, say: Callable[[str], None] | None = None) -> tuple[ClusterBackend, bool]:
+    """Stop (or detach from) the recorded cluster, or the fallback's strays; returns (backend, anything done).
 
-    An unreadable record cannot say which backend ran, so both are cleaned up the way they can be without it
-    (local: processes using this state dir's config; docker: containers of this port's project) and the record
-    is removed, so the next `flink-up` starts clean. `say` is told what happened to the record."""
+    An unreadable record cannot say which backend ran, so every backend cleans up what it can find without it
+    (local: processes using this state dir's config; docker: containers of this port's project; remote: nothing)
+    and the record is removed, so the next `flink-up` starts clean. `say` is told what happened to the record."""
     try:
-        backend = recorded_backend(settings) or LocalBackend(settings)
+        backend = recorded_backend(settings) or make_backend(fallback(), settings)
     except RecordUnreadable as exc:
         return _stop_without_record(settings, exc, say or (lambda message: None))
-    return backend.name, backend.down()
+    return backend, backend.down()
 
 
-def _stop_without_record(settings: Settings, exc: RecordUnreadable, say: Callable[[str], None]) -> tuple[str, bool]:
+def _stop_without_record(settings: Settings, exc: RecordUnreadable,
+                         say: Callable[[str], None]) -> tuple[ClusterBackend, bool]:
     remove_record(settings)
     say(f"removed the unreadable cluster record {exc.path} ({exc.why})")
-    stopped: list[str] = []
-    if LocalBackend(settings).down():
-        stopped.append("local")
-    cls = _docker_class()
-    if cls is not None:
-        # Best effort: no engine (or no docker at all) just means no docker cluster to stop.
+    stopped: list[ClusterBackend] = []
+    for name in backend_names():
+        # Best effort: a backend that cannot run here (no engine, not installed) has nothing to stop.
         with contextlib.suppress(ClusterError):
-            if cls(settings).down():
-                stopped.append("docker")
-    return (" and ".join(stopped) or "local"), bool(stopped)
+            backend = make_backend(name, settings)
+            if backend.owns_cluster and backend.down():
+                stopped.append(backend)
+    return (stopped[0] if stopped else make_backend(fallback(), settings)), bool(stopped)
 
 
 def log_backend(settings: Settings) -> ClusterBackend:
-    """The recorded cluster's backend; without a record, the local one (its logs outlive `flink-down`)."""
-    return recorded_backend(settings) or LocalBackend(settings)
+    """The recorded cluster's backend; without a record, the fallback one (local: its logs outlive `flink-down`)."""
+    return recorded_backend(settings) or make_backend(fallback(), settings)

@@ -1,8 +1,9 @@
-"""Run a lab's steps the way a learner would, in one JVM.
+"""Run a lab's steps the way a learner would, through the SQL gateway.
 
-Each step does exactly what `sql-client.sh -i ddl.sql -f STEP.sql > STEP.out 2>&1` does, through the project's
-sql-client-compatible runner; all steps share one SqlClient (one JVM). A failing step does not stop the run:
-the real client stops at the first failing statement of a file, but the learner runs every file anyway.
+Each step does exactly what `sql-client.sh -i ddl.sql -f STEP.sql > STEP.out 2>&1` does: a fresh gateway session
+per step (as each `sql-client.sh` call has its own), all steps over one connection to the gateway that `flink-up`
+started. A failing step does not stop the run: the real client stops at the first failing statement of a file,
+but the learner runs every file anyway.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from flinklab.labs.solution import InstallResult, install_solution, write_keepin
 from flinklab.settings import Settings
 from flinklab.text import first_line
 
-if TYPE_CHECKING:  # the runner module pulls in PyFlink; import it only when a run happens
-    from flinklab.sqlclient.runner import SqlClient
+if TYPE_CHECKING:
+    from flinklab.sqlclient.client import SqlClient
 
 
 class RunProgress:
@@ -109,7 +110,7 @@ def select_steps(lab: Lab, only: str | None) -> list[Step]:
 
 def run_step(client: SqlClient, lab: Lab, step: Step, workspace: Path, progress: RunProgress) -> StepRun:
     """`sql-client.sh -i ddl.sql -f STEP.sql > STEP.out 2>&1` for one step, through `client`."""
-    from flinklab.sqlclient.runner import run_invocation
+    from flinklab.sqlclient.client import run_invocation
 
     run = StepRun(step=step, out_file=workspace / step.out_file, ran=True)
     for name in step.writes:  # Flink refuses to overwrite a compiled plan
@@ -228,7 +229,7 @@ def run_lab(
 
     own_client = client is None and len(skip_reason) < len(steps)
     if own_client:
-        from flinklab.sqlclient.runner import SqlClient
+        from flinklab.sqlclient.client import SqlClient
 
         client = SqlClient(settings)
     try:

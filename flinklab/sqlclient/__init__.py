@@ -1,8 +1,5 @@
-"""The sql-client-compatible runner: statement splitting, Flink's tableau format, execution on PyFlink.
+"""The SQL client: a thin client of the SQL gateway (Flink's REST protocol), no JVM.
 
-Import the runner from `flinklab.sqlclient.runner` (it needs PyFlink); the splitter and tableau are pure Python.
+client.py runs scripts as `sql-client.sh -f` does; protocol.py speaks the gateway's REST API; printer.py holds
+every text the client prints, laid out by tableau.py; splitter.py cuts scripts into statements.
 """
-
-from flinklab.sqlclient.splitter import split_statements, strip_comments
-
-__all__ = ["split_statements", "strip_comments"]

@@ -1,4 +1,4 @@
-"""The runner's JVM in a container, for a host that has Docker but no Java.
+"""The SQL gateway's JVM in a container, for a host that has Docker but no Java.
 
 PyFlink starts its gateway JVM as `$JAVA_HOME/bin/java ...` (else `java` on PATH) and talks to it over py4j on
 127.0.0.1. When the host has no Java, :func:`gateway_java_home` writes a `java` shim under
@@ -48,7 +48,7 @@ FORWARDED_ENV = (
     "FLINK_LOG_DIR",
     "TZ",
 )
-_NO_JAVA_HINT = "Install Java 17 (or set JAVA_HOME), or install and start Docker to run it in a container."
+NO_JAVA_HINT = "Install Java 17 (or set JAVA_HOME), or install and start Docker to run it in a container."
 
 
 @dataclass
@@ -92,10 +92,11 @@ def _docker(docker: str, *args: str, timeout: float = 30) -> subprocess.Complete
 
 
 def client_image(settings: Settings) -> str:
-    """The running docker cluster's image (it is present: the cluster runs on it), else the settings' image."""
+    """The running cluster's image when flinklab knows it (it is present: the cluster runs on it), else the
+    settings' image."""
     record = read_record(settings)
-    if record is not None and record.backend == "docker" and record.details.get("image"):
-        return str(record.details["image"])
+    if record is not None and record.image:
+        return record.image
     return settings.image
 
 
@@ -196,19 +197,19 @@ def gateway_java_home(settings: Settings, env: Mapping[str, str] | None = None) 
         return None
     docker = docker_cli(env)
     if docker is None:
-        raise FlinklabError("No Java to run the SQL runner, and no Docker either.", _NO_JAVA_HINT)
+        raise FlinklabError("No Java to run the SQL gateway, and no Docker either.", NO_JAVA_HINT)
     try:
         version = _docker(docker, "version", "--format", "{{.Server.Version}}")
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise FlinklabError(f"No Java to run the SQL runner, and docker fails ({exc}).", _NO_JAVA_HINT) from None
+        raise FlinklabError(f"No Java to run the SQL gateway, and docker fails ({exc}).", NO_JAVA_HINT) from None
     if version.returncode != 0:
         why = first_line(version.stderr) or f"exit status {version.returncode}"
-        raise FlinklabError(f"No Java to run the SQL runner, and the Docker engine does not answer ({why}).",
-                            _NO_JAVA_HINT)
+        raise FlinklabError(f"No Java to run the SQL gateway, and the Docker engine does not answer ({why}).",
+                            NO_JAVA_HINT)
     image = client_image(settings)
     if _docker(docker, "image", "inspect", "--format", "{{.Id}}", image).returncode != 0:
         raise FlinklabError(
-            f"No Java on this host, and the runner's image {image} is not present.",
+            f"No Java on this host, and the SQL gateway's image {image} is not present.",
             f"Start the cluster with `flink-up --backend docker` (it pulls the image), or `docker pull {image}`.",
         )
     return write_shim(settings, shim_spec(settings, docker, image, env))

@@ -72,15 +72,19 @@ DESCRIBE orders;
 
 
 def main(rest_url: str) -> None:
+    from urllib.parse import urlparse
+
     from flinklab.settings import Settings
-    from flinklab.sqlclient.runner import SqlClient, run_invocation
+    from flinklab.sqlclient.client import SqlClient, run_invocation
 
     with tempfile.TemporaryDirectory(prefix="flinklab-golden-") as tmp:
         data = Path(tmp)
         (data / "orders.csv").write_text(ORDERS)
         ddl = data / "ddl.sql"
         ddl.write_text(DDL.format(data=data))
-        client = SqlClient(Settings.from_env(state_dir=data / "state"), rest_url)
+        rest = urlparse(rest_url)
+        settings = Settings.from_env(state_dir=data / "state", rest_host=rest.hostname, rest_port=rest.port)
+        client = SqlClient(settings, embedded=True)  # a gateway in this process, on the cluster at rest_url
         try:
             for name, script in SCRIPTS.items():
                 path = data / f"{name}.sql"

@@ -1,0 +1,200 @@
+// Compiled at run time by Janino (shipped inside flink-table-runtime), so no JDK is needed: see jvm.py.
+// Janino's Java subset: raw types and casts instead of generics, anonymous classes instead of lambdas.
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.formats.common.TimestampFormat;
+import org.apache.flink.formats.json.JsonFormatOptions;
+import org.apache.flink.formats.json.RowDataToJsonConverters;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ArrayNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.internal.TableEnvironmentInternal;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.operations.Operation;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.utils.print.RowDataToStringConverter;
+import org.apache.flink.util.CloseableIterator;
+
+/**
+ * One session's planner thread. The planner keeps per-thread state (Calcite's metadata handler provider), and
+ * py4j runs each call on whichever of its connection threads is free, so every call that plans or executes for
+ * a session is handed to this single thread.
+ */
+public class FlinklabWorker {
+    private final ExecutorService executor;
+
+    public FlinklabWorker(final String name) {
+        this.executor = Executors.newSingleThreadExecutor(new ThreadFactory() {
+            public Thread newThread(Runnable runnable) {
+                Thread thread = new Thread(runnable, name);
+                thread.setDaemon(true);
+                return thread;
+            }
+        });
+    }
+
+    private Object run(Callable task) throws Throwable {
+        try {
+            return executor.submit(task).get();
+        } catch (ExecutionException e) {
+            throw e.getCause();
+        }
+    }
+
+    public TableEnvironmentInternal createEnvironment(final Configuration conf) throws Throwable {
+        return (TableEnvironmentInternal) run(new Callable() {
+            public Object call() {
+                EnvironmentSettings settings = EnvironmentSettings.newInstance().withConfiguration(conf).build();
+                return TableEnvironment.create(settings);
+            }
+        });
+    }
+
+    public List parse(final TableEnvironmentInternal tenv, final String statement) throws Throwable {
+        return (List) run(new Callable() {
+            public Object call() {
+                return tenv.getParser().parse(statement);
+            }
+        });
+    }
+
+    public Object execute(final TableEnvironmentInternal tenv, final Operation operation) throws Throwable {
+        return run(new Callable() {
+            public Object call() {
+                return tenv.executeInternal(operation);
+            }
+        });
+    }
+
+    public Object executeAll(final TableEnvironmentInternal tenv, final List operations) throws Throwable {
+        return run(new Callable() {
+            public Object call() {
+                return tenv.executeInternal(operations);
+            }
+        });
+    }
+
+    public String[] completeStatement(final TableEnvironmentInternal tenv, final String statement,
+                                      final int position) throws Throwable {
+        return (String[]) run(new Callable() {
+            public Object call() {
+                return tenv.getParser().getCompletionHints(statement, position);
+            }
+        });
+    }
+
+    public void shutdown() {
+        executor.shutdownNow();
+    }
+}
+
+/**
+ * Drains a result iterator on its own thread into JSON lines, one per row:
+ * {"k": "+I", "kind": "INSERT", "t": [Flink's text of each field, null for NULL], "j": [Flink's JSON of each]}.
+ * Python takes them in pages with take(); one py4j call per page instead of several per row.
+ */
+class FlinklabRowPump implements Runnable {
+    private final CloseableIterator rows;
+    private final RowDataToStringConverter text;
+    private final RowDataToJsonConverters.RowDataToJsonConverter[] json;
+    private final RowData.FieldGetter[] getters;
+    private final ObjectMapper mapper = new ObjectMapper();
+    private final ArrayList ready = new ArrayList();
+    private volatile boolean done = false;
+    private volatile Throwable failure = null;
+    private volatile boolean closed = false;
+
+    public FlinklabRowPump(CloseableIterator rows, RowDataToStringConverter text, LogicalType[] types) {
+        this.rows = rows;
+        this.text = text;
+        RowDataToJsonConverters converters = new RowDataToJsonConverters(
+                TimestampFormat.ISO_8601, JsonFormatOptions.MapNullKeyMode.LITERAL, "null", false);
+        this.json = new RowDataToJsonConverters.RowDataToJsonConverter[types.length];
+        this.getters = new RowData.FieldGetter[types.length];
+        for (int i = 0; i < types.length; i++) {
+            json[i] = converters.createConverter(types[i]);
+            getters[i] = RowData.createFieldGetter(types[i], i);
+        }
+    }
+
+    public void run() {
+        try {
+            while (!closed && rows.hasNext()) {
+                RowData row = (RowData) rows.next();
+                ObjectNode line = mapper.createObjectNode();
+                line.put("k", row.getRowKind().shortString());
+                line.put("kind", row.getRowKind().name());
+                String[] cells = text.convert(row);
+                ArrayNode t = line.putArray("t");
+                ArrayNode j = line.putArray("j");
+                for (int i = 0; i < cells.length; i++) {
+                    Object field = getters[i].getFieldOrNull(row);
+                    if (field == null) {
+                        t.addNull();
+                        j.addNull();
+                    } else {
+                        t.add(cells[i]);
+                        j.add(json[i].convert(mapper, null, field));
+                    }
+                }
+                String encoded = mapper.writeValueAsString(line);
+                synchronized (ready) {
+                    ready.add(encoded);
+                }
+            }
+        } catch (Throwable t) {
+            if (!closed) {
+                failure = t;
+            }
+        } finally {
+            done = true;
+        }
+    }
+
+    /** Up to max rows, newline-separated ("" when none is ready). */
+    public String take(int max) {
+        synchronized (ready) {
+            int n = Math.min(max, ready.size());
+            if (n == 0) {
+                return "";
+            }
+            StringBuilder out = new StringBuilder();
+            for (int i = 0; i < n; i++) {
+                out.append((String) ready.get(i)).append('\n');
+            }
+            ready.subList(0, n).clear();
+            return out.toString();
+        }
+    }
+
+    /** True once the iterator is exhausted or failed and every row was taken. */
+    public boolean isFinished() {
+        if (!done) {
+            return false;
+        }
+        synchronized (ready) {
+            return ready.isEmpty();
+        }
+    }
+
+    public Throwable getFailure() {
+        return failure;
+    }
+
+    /** Stops the drain and closes the iterator (which cancels an unfinished job). */
+    public void close() throws Exception {
+        closed = true;
+        rows.close();
+    }
+}

@@ -1,0 +1,5 @@
+import sys
+
+from flinklab.gateway.server import main
+
+sys.exit(main())

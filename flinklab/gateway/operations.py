@@ -1,0 +1,183 @@
+"""Operations: one executed statement each, run on a thread, its rows served page by page by token.
+
+Statuses follow Flink's OperationStatus: INITIALIZED, PENDING, RUNNING, FINISHED, CANCELED, CLOSED, ERROR,
+TIMEOUT. One departure, on purpose: an operation that submitted a job (INSERT, statement set, EXECUTE PLAN) stays
+RUNNING until that job ends and turns ERROR when the job fails, so that a client can wait for the job through the
+gateway (Flink's gateway reports FINISHED at submission; its SQL client never looks at the status).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+import uuid
+from collections.abc import Callable
+
+from flinklab.gateway.errors import SQL_EXECUTION_EXCEPTION, wrapped
+from flinklab.gateway.results import ResultSource, Row
+
+TERMINAL = ("FINISHED", "CANCELED", "CLOSED", "ERROR", "TIMEOUT")
+
+
+class OperationError(Exception):
+    """What the gateway answers for a failed operation: the Java stack trace text of its cause."""
+
+    def __init__(self, text: str):
+        super().__init__(text)
+        self.text = text
+
+
+class FetchError(Exception):
+    """A fetch the operation cannot serve (a bad token, a closed operation)."""
+
+
+class Operation:
+    """A statement running (or run) in a session."""
+
+    def __init__(self, work: Callable[[], ResultSource], describe_error: Callable[..., str],
+                 on_done: Callable[[], None] | None = None):
+        self.handle = str(uuid.uuid4())
+        self.status = "PENDING"
+        self._work = work
+        self._describe_error = describe_error
+        self._on_done = on_done
+        self._source: ResultSource | None = None
+        self._error: str | None = None
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._token = 0
+        self._page: list[Row] | None = None  # the rows of the current token, kept for a repeated fetch
+        self._page_eos = False
+        self._thread = threading.Thread(target=self._run, name=f"flinklab-op-{self.handle[:8]}", daemon=True)
+
+    def start(self) -> Operation:
+        self._thread.start()
+        return self
+
+    # ---- running ---------------------------------------------------------------------------------------
+
+    def _failed(self, exc: BaseException, summary: str | None = None) -> str:
+        """The error text of this operation: Flink's SqlExecutionException over the cause's stack trace."""
+        return wrapped(self._describe_error(exc),
+                       f"{SQL_EXECUTION_EXCEPTION}: {summary or f'Failed to execute the operation {self.handle}.'}")
+
+    def _set(self, status: str, error: str | None = None) -> None:
+        with self._changed:
+            if self.status in ("CANCELED", "CLOSED"):
+                return
+            self.status = status
+            if error is not None:
+                self._error = error
+            self._changed.notify_all()
+
+    def _run(self) -> None:
+        self._set("RUNNING")
+        try:
+            source = self._work()
+        except BaseException as exc:  # noqa: BLE001 - every failure is the operation's ERROR
+            self._set("ERROR", self._failed(exc))
+            self._done()
+            return
+        with self._changed:
+            self._source = source
+            self._changed.notify_all()
+        if source.has_job:
+            self._await_job(source)
+        else:
+            self._set("FINISHED")  # a query too: its rows flow on after it was submitted, as in Flink
+        self._done()
+
+    def _await_job(self, source: ResultSource) -> None:
+        try:
+            getattr(source.table_result, "await")()
+        except BaseException as exc:  # noqa: BLE001 - the job failed (or was cancelled)
+            self._set("ERROR", self._failed(exc))
+            return
+        self._set("FINISHED")
+
+    def _done(self) -> None:
+        if self._on_done is not None:
+            self._on_done()
+
+    def wait(self, timeout: float) -> None:
+        """Until the statement has a result or failed (at most `timeout` seconds)."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while self._source is None and self.status not in TERMINAL:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                self._changed.wait(left)
+
+    # ---- results ---------------------------------------------------------------------------------------
+
+    @property
+    def source(self) -> ResultSource | None:
+        return self._source
+
+    def error_text(self) -> str | None:
+        return self._error
+
+    def fetch(self, token: int, max_rows: int = 10_000, wait: float = 0.0) -> tuple[str, list[Row]]:
+        """(resultType, rows) for `token`, with Flink's ResultFetcher semantics: NOT_READY while the statement
+        runs (same token next), then PAYLOAD pages (maybe empty while a streaming job produces nothing; the
+        previous token re-sends the last page) and EOS. Raises OperationError when the statement failed."""
+        if wait > 0:
+            self.wait(wait)
+        with self._lock:
+            if self.status == "ERROR":
+                raise OperationError(self._error or "")
+            if self.status in ("CLOSED", "CANCELED", "TIMEOUT"):
+                raise FetchError(f"Can not fetch results from the {self.handle} in {self.status} status.")
+            source = self._source
+            if source is None:
+                return "NOT_READY", []
+            if token == self._token - 1 and self._page is not None:
+                return ("EOS" if self._page_eos else "PAYLOAD"), self._page
+            if token != self._token:
+                expected = f"{self._token}" if self._token == 0 else f"{self._token} or {self._token - 1}"
+                raise FetchError(f"Expecting token to be {expected}, but found {token}.")
+        rows = source.take(max_rows)
+        deadline = time.monotonic() + wait
+        while not rows and not source.finished() and time.monotonic() < deadline:
+            time.sleep(0.01)
+            rows = source.take(max_rows)
+        failure = source.failure() if not rows else None
+        if failure is not None:
+            self._set("ERROR", self._failed(failure, "Error while retrieving result."))
+            raise OperationError(self._error or "")
+        if not rows and source.finished():
+            return "EOS", []
+        with self._lock:
+            self._page, self._page_eos = rows, False
+            self._token += 1
+        return "PAYLOAD", rows
+
+    # ---- ending ----------------------------------------------------------------------------------------
+
+    def cancel(self) -> None:
+        """Stop the statement: close its rows (which cancels a query's job) and cancel a submitted job.
+        A terminal operation cannot be cancelled (Flink's status transitions); close it instead."""
+        with self._lock:
+            if self.status in TERMINAL:
+                raise FetchError(f"Failed to convert the Operation Status from {self.status} to CANCELED for "
+                                 f"{self.handle}.")
+        self._stop("CANCELED")
+
+    def close(self) -> None:
+        self._stop("CLOSED")
+
+    def _stop(self, status: str) -> None:
+        with self._changed:
+            if self.status in ("CANCELED", "CLOSED"):
+                return
+            running = self.status not in TERMINAL
+            self.status = status
+            self._changed.notify_all()
+            source = self._source
+        if source is not None:
+            source.close()
+            if running and source.has_job:
+                with contextlib.suppress(Exception):
+                    source.table_result.getJobClient().get().cancel()

@@ -1,0 +1,183 @@
+"""The gateway as a background process of `flink-up`: start, wait until warm, find, stop, log.
+
+It runs on this machine whatever the backend (its JVM in a container when the host has no Java, see java_shim),
+binds `settings.bind_host` (127.0.0.1 unless asked) on `settings.gateway_port`, and keeps its pid and log in the
+state dir. A pid is only ever signalled when its command line is this state dir's gateway: a stale pid file that
+now names another process is ignored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from flinklab.errors import ClusterError, UsageError
+from flinklab.settings import Settings
+
+_MODULE = "flinklab.gateway"
+STOP_SECONDS = 15.0
+
+
+def pid_file(settings: Settings) -> Path:
+    return settings.state_dir / "gateway.pid"
+
+
+def log_file(settings: Settings) -> Path:
+    return settings.state_dir / "logs" / "gateway.log"
+
+
+def _cmdline(pid: int) -> list[str]:
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return []
+    return [part.decode("utf-8", "replace") for part in raw.split(b"\0") if part]
+
+
+def _ours(pid: int, settings: Settings) -> bool:
+    """Is `pid` this state dir's gateway? (Never signal a process that only inherited a recycled pid.)"""
+    args = _cmdline(pid)
+    return _MODULE in args and str(settings.state_dir) in args
+
+
+def running_pid(settings: Settings) -> int | None:
+    """The pid of this state dir's gateway while it runs, else None."""
+    try:
+        pid = int(pid_file(settings).read_text().strip())
+    except (OSError, ValueError):
+        return None
+    return pid if _ours(pid, settings) else None
+
+
+@dataclass
+class GatewayState:
+    url: str
+    pid: int | None
+    answering: bool
+    log: str
+
+    @property
+    def healthy(self) -> bool:
+        return self.pid is not None and self.answering
+
+
+def answers(url: str, timeout: float = 2.0) -> bool:
+    """Does Flink's SQL Gateway API answer at `url` (`GET /v1/info` with productName Apache Flink)?"""
+    import httpx
+
+    try:
+        response = httpx.get(f"{url}/v1/info", timeout=timeout)
+        return response.status_code == 200 and response.json().get("productName") == "Apache Flink"
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return False
+
+
+def gateway_state(settings: Settings) -> GatewayState:
+    pid = running_pid(settings)
+    return GatewayState(url=settings.gateway_url, pid=pid, answering=pid is not None and answers(settings.gateway_url),
+                        log=str(log_file(settings)))
+
+
+def start(settings: Settings, rest_url: str | None = None) -> subprocess.Popen:
+    """Start the gateway process (returns at once; see :func:`wait_ready`) for the cluster at `rest_url`, or, by
+    default, for the cluster recorded in the state dir, whichever it is when a session opens."""
+    from flinklab.cluster.base import port_is_free
+    from flinklab.sqlclient.java_shim import NO_JAVA_HINT, docker_cli, host_java
+
+    if host_java() is None and docker_cli() is None:  # the rest (engine, image) is checked where the JVM starts
+        raise ClusterError("No Java to run the SQL gateway, and no Docker either.", NO_JAVA_HINT)
+    if not port_is_free(settings.bind_host, settings.gateway_port):
+        raise ClusterError(
+            f"The SQL gateway's port {settings.gateway_port} on {settings.bind_host} is taken by another program.",
+            "Stop it, or choose another port: flink-up --gateway-port P (or FLINKLAB_GATEWAY_PORT).",
+        )
+    log = log_file(settings)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    args = [sys.executable, "-m", _MODULE, "--host", settings.bind_host, "--port", str(settings.gateway_port),
+            "--state-dir", str(settings.state_dir), *(["--rest-url", rest_url] if rest_url else [])]
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True, close_fds=True)
+    pid_file(settings).write_text(f"{proc.pid}\n")
+    return proc
+
+
+def _tail(path: Path, lines: int = 15) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:]
+    except OSError:
+        return []
+
+
+def wait_ready(settings: Settings, proc: subprocess.Popen, timeout: float) -> None:
+    """Until the gateway answers (it answers once its JVM is warm); a dead or silent gateway is a ClusterError
+    naming its log, and is stopped."""
+    from flinklab.cluster.waits import ClusterStartError
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pid_file(settings).unlink(missing_ok=True)
+            raise ClusterStartError(f"The SQL gateway exited during start-up (status {proc.returncode}).",
+                                    f"Its log: {log_file(settings)}", log_tail=_tail(log_file(settings)))
+        if answers(settings.gateway_url, timeout=1.0):
+            return
+        time.sleep(0.2)
+    stop(settings)
+    raise ClusterStartError(f"The SQL gateway did not answer within {timeout:.0f}s.",
+                            f"Its log: {log_file(settings)}", log_tail=_tail(log_file(settings)))
+
+
+def stop(settings: Settings) -> bool:
+    """Stop this state dir's gateway (SIGTERM, then SIGKILL); True when one was running."""
+    pid = running_pid(settings)
+    pid_file(settings).unlink(missing_ok=True)
+    if pid is None:
+        return False
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_SECONDS
+    while time.monotonic() < deadline and _ours(pid, settings):
+        time.sleep(0.1)
+    if _ours(pid, settings):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGKILL)  # its own session: the JVM goes with it
+    return True
+
+
+def ensure_started(settings: Settings) -> subprocess.Popen | None:
+    """Start the gateway unless a healthy one runs (a running one that does not answer is restarted)."""
+    state = gateway_state(settings)
+    if state.healthy:
+        return None
+    if state.pid is not None:
+        stop(settings)
+    return start(settings)
+
+
+def follow_log(settings: Settings, follow: bool) -> Iterator[str]:
+    """The gateway log's lines (and, with `follow`, new ones as they come; Ctrl-C ends it)."""
+    path = log_file(settings)
+    try:
+        handle = open(path, encoding="utf-8", errors="replace")  # noqa: SIM115 - read while following
+    except FileNotFoundError:
+        raise UsageError(f"No SQL gateway log at {path}.", "Start the cluster and its gateway with `flink-up`.") \
+            from None
+    except OSError as exc:
+        raise UsageError(f"Cannot read the SQL gateway log {path}: {exc.strerror}.") from None
+    with handle:
+        while True:
+            line = handle.readline()
+            if line:
+                yield line.rstrip("\n")
+            elif not follow:
+                return
+            else:
+                time.sleep(0.3)

@@ -1,0 +1,128 @@
+"""Where an operation's rows come from: a result still streaming out of the JVM, or rows the gateway made itself.
+
+Rows are kept as Flink's gateway keeps them, once, in both of the protocol's row formats: `JSON` (typed field
+values, as flink-json writes them) and `PLAIN_TEXT` (each field as Flink's RowDataToStringConverter renders it,
+the text the SQL client prints).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from flinklab.gateway.jvm import Jvm
+from flinklab.gateway.types import logical_type_json
+
+#: LogicalType JSON of the `STRING` columns of results the gateway builds itself (SET;, OK).
+STRING_TYPE = {"type": "VARCHAR", "nullable": True, "length": 2147483647}
+
+
+def string_column(name: str) -> dict[str, Any]:
+    return {"name": name, "logicalType": dict(STRING_TYPE), "comment": None}
+
+
+@dataclass
+class Row:
+    kind: str  # INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE
+    text: list[str | None]  # PLAIN_TEXT fields (None = SQL NULL)
+    typed: list[Any]  # JSON fields
+
+    def as_json(self, row_format: str) -> dict[str, Any]:
+        return {"kind": self.kind, "fields": self.typed if row_format == "JSON" else self.text}
+
+
+class ResultSource:
+    """An executed statement's result: columns, rows (`take`), job id and kind, as the fetch API reports them."""
+
+    def __init__(self, columns: list[dict[str, Any]], *, result_kind: str, is_query: bool,
+                 job_id: str | None = None, table_result: Any = None):
+        self.columns = columns
+        self.result_kind = result_kind  # SUCCESS | SUCCESS_WITH_CONTENT
+        self.is_query = is_query
+        self.job_id = job_id
+        self.table_result = table_result  # the Java TableResultInternal, when there is one
+
+    @staticmethod
+    def from_table_result(jvm: Jvm, result: Any, *, is_query: bool) -> ResultSource:
+        schema = result.getResolvedSchema()
+        columns = [
+            {"name": str(c.getName()), "logicalType": logical_type_json(c.getDataType().getLogicalType()),
+             "comment": None}
+            for c in schema.getColumns()
+        ]
+        job = result.getJobClient()
+        job_id = str(job.get().getJobID().toString()) if job.isPresent() else None
+        kind = str(result.getResultKind().name())
+        return PumpedRows(jvm, result, columns, result_kind=kind, is_query=is_query, job_id=job_id)
+
+    @property
+    def has_job(self) -> bool:
+        return self.job_id is not None and not self.is_query
+
+    def take(self, max_rows: int) -> list[Row]:
+        """Up to `max_rows` rows that are ready now (maybe none)."""
+        raise NotImplementedError
+
+    def finished(self) -> bool:
+        """No row will come any more (every row was taken)."""
+        raise NotImplementedError
+
+    def failure(self) -> Any:
+        """The Java Throwable that ended the rows early, or None."""
+        return None
+
+    def close(self) -> None:
+        """Stop producing rows (cancels an unfinished job)."""
+
+
+class StaticRows(ResultSource):
+    """Rows the gateway computed itself (SET;, OK)."""
+
+    def __init__(self, columns: list[dict[str, Any]], rows: list[list[str | None]], *, result_kind: str =
+                 "SUCCESS_WITH_CONTENT"):
+        super().__init__(columns, result_kind=result_kind, is_query=False)
+        self._rows = [Row("INSERT", list(r), list(r)) for r in rows]
+
+    @staticmethod
+    def ok() -> StaticRows:
+        """Flink's `OK` result of a statement without content (TableResultImpl.TABLE_RESULT_OK)."""
+        return StaticRows([string_column("result")], [["OK"]], result_kind="SUCCESS")
+
+    def take(self, max_rows: int) -> list[Row]:
+        page, self._rows = self._rows[:max_rows], self._rows[max_rows:]
+        return page
+
+    def finished(self) -> bool:
+        return not self._rows
+
+
+class PumpedRows(ResultSource):
+    """Rows drained from the JVM by a FlinklabRowPump (one py4j call per page)."""
+
+    def __init__(self, jvm: Jvm, result: Any, columns: list[dict[str, Any]], **kwargs: Any):
+        super().__init__(columns, table_result=result, **kwargs)
+        self._pump = jvm.row_pump(result)
+        self._done = False
+
+    def take(self, max_rows: int) -> list[Row]:
+        text = str(self._pump.take(max_rows))
+        rows = []
+        for line in text.splitlines():
+            data = json.loads(line)
+            rows.append(Row(data["kind"], data["t"], data["j"]))
+        return rows
+
+    def finished(self) -> bool:
+        if not self._done:
+            self._done = bool(self._pump.isFinished())
+        return self._done
+
+    def failure(self) -> Any:
+        return self._pump.getFailure()
+
+    def close(self) -> None:
+        try:
+            self._pump.close()
+        except Exception:  # noqa: BLE001 - after a failure closing may fail again; the first error counts
+            pass

@@ -1,0 +1,166 @@
+"""The gateway's sessions and operations, independent of HTTP (Flink's SqlGatewayService, on PyFlink).
+
+Sessions are isolated (each has its own TableEnvironment, catalog and configuration), run concurrently, and
+expire after `idle_timeout` seconds without a request. One statement runs at a time per session: a second one
+waits for the first to produce its result, as in Flink where a session executes its operations in order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlparse
+
+from flinklab.gateway.errors import error_text
+from flinklab.gateway.jvm import Jvm
+from flinklab.gateway.operations import Operation
+from flinklab.gateway.results import ResultSource
+from flinklab.gateway.session import Session
+
+#: Flink's `sql-gateway.session.idle-timeout` and `sql-gateway.session.check-interval` defaults.
+DEFAULT_IDLE_TIMEOUT = 600.0
+DEFAULT_CHECK_INTERVAL = 60.0
+
+
+class NotFound(Exception):
+    """A session or operation handle the gateway does not know (any more)."""
+
+
+@dataclass(frozen=True)
+class GatewayConfig:
+    #: the Flink cluster's REST endpoint (jobs are submitted there), or how to find it when a session opens
+    #: (flink-up's gateway reads the cluster record then, so it follows the cluster it was started beside)
+    rest_url: str | Callable[[], str]
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT
+    check_interval: float = DEFAULT_CHECK_INTERVAL
+
+    def cluster_url(self) -> str:
+        return self.rest_url() if callable(self.rest_url) else self.rest_url
+
+
+class GatewayService:
+    """Sessions on one JVM; the HTTP layer (app.py) maps Flink's REST API onto these methods."""
+
+    def __init__(self, jvm: Jvm, config: GatewayConfig):
+        self.jvm = jvm
+        self.config = config
+        self._sessions: dict[str, Session] = {}
+        self._operations: dict[str, dict[str, Operation]] = {}
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        self._expiry = threading.Thread(target=self._expire_loop, name="flinklab-session-expiry", daemon=True)
+        self._expiry.start()
+
+    # ---- sessions --------------------------------------------------------------------------------------
+
+    def cluster_conf(self) -> dict[str, str]:
+        """Where a new session's jobs go: `execution.target: remote` at the cluster's REST endpoint."""
+        parsed = urlparse(self.config.cluster_url())
+        return {"execution.target": "remote", "rest.address": parsed.hostname or "127.0.0.1",
+                "rest.port": str(parsed.port or 8081)}
+
+    def open_session(self, properties: Mapping[str, str] | None = None, name: str | None = None) -> Session:
+        session = Session(self.jvm, self.cluster_conf(), properties, name)
+        with self._lock:
+            self._sessions[session.handle] = session
+            self._operations[session.handle] = {}
+        return session
+
+    def session(self, handle: str) -> Session:
+        with self._lock:
+            session = self._sessions.get(handle)
+        if session is None:
+            raise NotFound(f"Session '{handle}' does not exist.")
+        session.touch()
+        return session
+
+    def close_session(self, handle: str) -> None:
+        session = self.session(handle)
+        with self._lock:
+            self._sessions.pop(handle, None)
+            operations = self._operations.pop(handle, {})
+        for operation in operations.values():
+            operation.close()
+        session.close()
+
+    def session_count(self) -> int:
+        with self._lock:
+            return len(self._sessions)
+
+    def _expire_loop(self) -> None:
+        while not self._stopped.wait(self.config.check_interval):
+            now = time.monotonic()
+            with self._lock:
+                idle = [h for h, s in self._sessions.items() if now - s.last_access > self.config.idle_timeout]
+            for handle in idle:
+                with contextlib.suppress(NotFound):
+                    self.close_session(handle)
+
+    # ---- statements ------------------------------------------------------------------------------------
+
+    def execute(self, handle: str, statement: str, execution_config: Mapping[str, str] | None = None, *,
+                configure_only: bool = False) -> Operation:
+        """Start `statement` in the session; returns at once with the operation (its result comes later)."""
+        session = self.session(handle)
+        overrides = {str(k): str(v) for k, v in (execution_config or {}).items()}
+
+        def work() -> ResultSource:
+            with session.lock:
+                saved = {k: session.conf.get(k) for k in overrides}
+                for key, value in overrides.items():
+                    session.set(key, value)
+                try:
+                    return session.execute(statement, configure_only=configure_only)
+                finally:
+                    for key, value in saved.items():
+                        if value is None:
+                            session.conf.pop(key, None)
+                        else:
+                            session.conf[key] = value
+
+        operation = Operation(work, lambda exc: error_text(self.jvm, exc))
+        with self._lock:
+            self._operations.setdefault(handle, {})[operation.handle] = operation
+        return operation.start()
+
+    def operation(self, handle: str, operation_handle: str) -> Operation:
+        self.session(handle)
+        with self._lock:
+            operation = self._operations.get(handle, {}).get(operation_handle)
+        if operation is None:
+            raise NotFound(f"Can not find the submitted operation in the OperationManager with the "
+                           f"{operation_handle}.")
+        return operation
+
+    def close_operation(self, handle: str, operation_handle: str) -> Operation:
+        operation = self.operation(handle, operation_handle)
+        operation.close()
+        with self._lock:
+            self._operations.get(handle, {}).pop(operation_handle, None)
+        return operation
+
+    def stop(self) -> None:
+        self._stopped.set()
+        with self._lock:
+            handles = list(self._sessions)
+        for handle in handles:
+            with contextlib.suppress(NotFound):
+                self.close_session(handle)
+
+    def warm_up(self) -> None:
+        """Build a TableEnvironment and plan one query, so the first learner's statement finds the planner warm."""
+        # not registered: no client can see or expire it; it plans only, so it needs no cluster to be there yet
+        session = Session(self.jvm, {"execution.target": "remote", "rest.address": "127.0.0.1", "rest.port": "1"})
+        try:
+            session.execute("EXPLAIN SELECT 1")
+        finally:
+            session.close()
+
+    def info(self) -> dict[str, Any]:
+        from flinklab.version import FLINK_VERSION
+
+        return {"productName": "Apache Flink", "version": FLINK_VERSION}

@@ -1,0 +1,426 @@
+"""The SQL client: scripts run statement by statement on a SQL gateway, printed as Flink's `sql-client.sh -f`.
+
+A thin front end, as Flink's own client is: it splits the script, echoes each statement, sends it to the gateway
+(Flink's REST protocol, protocol.py) and prints the result through printer.py. No JVM runs in this process,
+except with `embedded`, where a gateway is started in-process for this one invocation (the slow, old way).
+
+Departures from the real client, all on purpose: each statement is echoed after its `Flink SQL> ` prompt (the
+real client's dumb terminal glues echoes unpredictably); an INSERT's job is waited for before the next statement
+and a failed job is reported as an `[ERROR]`; a query that the real client would reject in `-f` mode for its
+result mode is rejected before a job is submitted when the statement plainly is a query; a failing `-i`
+statement prints the `[ERROR]` block.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, TextIO
+
+from flinklab.cluster.base import resolve_rest_url
+from flinklab.cluster.rest import FlinkRest
+from flinklab.errors import FlinklabError, NoClusterError
+from flinklab.settings import Settings
+from flinklab.sqlclient import tableau
+from flinklab.sqlclient.printer import Printer, StreamingPrinter, reason_from_server
+from flinklab.sqlclient.protocol import GatewayClient, GatewayError, Page
+from flinklab.sqlclient.splitter import split_statements, strip_comments
+from flinklab.sqlclient.sqlfiles import read_sql
+
+if TYPE_CHECKING:
+    from flinklab.gateway.server import EmbeddedGateway
+
+RUNTIME_MODE = "execution.runtime-mode"
+RESULT_MODE = "sql-client.execution.result-mode"
+PRINT_TIME_COST = "sql-client.display.print-time-cost"
+VERBOSE = "sql-client.verbose"
+MAX_COLUMN_WIDTH = "table.display.max-column-width"
+DML_SYNC = "table.dml-sync"
+
+_CLIENT_EXCEPTION = "org.apache.flink.table.client.gateway.SqlExecutionException"
+#: How often the client asks whether a submitted job has ended.
+_JOB_POLL_SECONDS = 0.05
+
+
+@dataclass
+class StatementOutcome:
+    statement: str
+    kind: str  # set, reset, ddl, query, insert, statement_set, compile_plan, execute_plan, explain, show, ...
+    ok: bool
+    job_id: str | None
+    seconds: float
+    error: str | None = None  # the reason printed after `[ERROR] ... Reason:`
+    rows: int | None = None  # rows printed by a query (or a SHOW/DESCRIBE/EXPLAIN result)
+
+
+@dataclass
+class ScriptResult:
+    ok: bool
+    statements: list[StatementOutcome] = field(default_factory=list)
+
+    @property
+    def job_ids(self) -> list[str]:
+        return [s.job_id for s in self.statements if s.job_id]
+
+
+class RunListener(Protocol):
+    def statement_started(self, index: int, statement: str) -> None: ...
+
+    def statement_finished(self, outcome: StatementOutcome) -> None: ...
+
+
+class StatementFailed(Exception):
+    """A statement failed: `reason` is what the client prints after `Reason:`."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+_SHORT_KINDS = {"INSERT": "+I", "UPDATE_BEFORE": "-U", "UPDATE_AFTER": "+U", "DELETE": "-D"}
+
+_KIND_WORDS = [
+    ("SET", "set"),
+    ("RESET", "reset"),
+    ("SELECT", "query"),
+    ("WITH", "query"),
+    ("VALUES", "query"),
+    ("INSERT", "insert"),
+    ("EXECUTE STATEMENT SET", "statement_set"),
+    ("BEGIN STATEMENT SET", "begin_statement_set"),
+    ("END", "statement_set"),
+    ("EXECUTE PLAN", "execute_plan"),
+    ("COMPILE AND EXECUTE", "execute_plan"),
+    ("COMPILE PLAN", "compile_plan"),
+    ("EXPLAIN", "explain"),
+    ("SHOW", "show"),
+    ("DESCRIBE", "describe"),
+    ("DESC", "describe"),
+    ("CREATE", "ddl"),
+    ("DROP", "ddl"),
+    ("ALTER", "ddl"),
+    ("USE", "ddl"),
+    ("LOAD", "ddl"),
+    ("UNLOAD", "ddl"),
+    ("ADD", "ddl"),
+]
+
+
+def guess_kind(bare: str) -> str:
+    """The statement's kind from its leading keywords (comments stripped)."""
+    words = " ".join(bare.upper().split())
+    for prefix, kind in _KIND_WORDS:
+        if words == prefix or words.startswith((prefix + " ", prefix + "(")):
+            return kind
+    return "other"
+
+
+def _true(value: str | None, default: bool) -> bool:
+    if value is None:
+        return default
+    return value.strip().lower() == "true"
+
+
+def gateway_url(settings: Settings) -> str:
+    """Where the gateway of the running cluster answers (`flink-up` starts it on the gateway port)."""
+    return settings.gateway_url
+
+
+class SqlClient:
+    """A connection to a SQL gateway (the running one, or an embedded one for this process)."""
+
+    def __init__(self, settings: Settings, url: str | None = None, *, embedded: bool = False,
+                 cluster_url: str | None = None):
+        self.settings = settings
+        self._embedded: EmbeddedGateway | None = None
+        # flinklab's own gateway: its cluster is the recorded one (or `cluster_url`), checked first (no cluster is
+        # the likelier mistake, and its message says so); a gateway named by URL is taken as it is
+        self.cluster_url = cluster_url or (resolve_rest_url(settings) if url is None else None)
+        self.check_cluster()
+        if embedded:
+            self._embedded = _start_embedded(settings, self.cluster_url or resolve_rest_url(settings))
+            url = self._embedded.url
+        self.url = (url or gateway_url(settings)).rstrip("/")
+        self.api = GatewayClient(self.url)
+        try:
+            self.check()
+        except BaseException:
+            self.close()
+            raise
+
+    def __enter__(self) -> SqlClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def check_cluster(self) -> None:
+        """Raise NoClusterError (one line) unless the cluster of flinklab's gateway answers."""
+        if self.cluster_url is not None and not FlinkRest(self.cluster_url).is_up():
+            raise NoClusterError(self.cluster_url)
+
+    def check(self) -> None:
+        """Raise NoGatewayError (one line) unless the gateway answers."""
+        self.api.info()
+
+    def new_session(self, conf: Mapping[str, str] | None = None) -> ClientSession:
+        """A fresh gateway session: an empty catalog and `conf` (like `-D k=v`) as its defaults."""
+        return ClientSession(self.api, conf)
+
+    def close(self) -> None:
+        self.api_close()
+        if self._embedded is not None:
+            self._embedded.stop()
+            self._embedded.service.jvm.shutdown()
+            self._embedded = None
+
+    def api_close(self) -> None:
+        if hasattr(self, "api"):
+            self.api.close()
+
+
+def _start_embedded(settings: Settings, cluster_url: str) -> EmbeddedGateway:
+    from flinklab.gateway.server import EmbeddedGateway, build_service
+
+    return EmbeddedGateway(build_service(cluster_url, settings.state_dir)).start()
+
+
+class ClientSession:
+    """One session on the gateway, run as `sql-client.sh` runs one: its statements in order, printed."""
+
+    def __init__(self, api: GatewayClient, conf: Mapping[str, str] | None = None):
+        self.api = api
+        self.handle = api.open_session({k: str(v) for k, v in (conf or {}).items()})
+        self.conf: dict[str, str] = {}
+        self._refresh_conf()
+
+    def close(self) -> None:
+        try:
+            self.api.close_session(self.handle)
+        except (GatewayError, FlinklabError):
+            pass  # the gateway forgets it after the idle timeout anyway
+
+    def _refresh_conf(self) -> None:
+        self.conf = self.api.session_config(self.handle)
+
+    # ---- configuration, as the client reads it ---------------------------------------------------------
+
+    @property
+    def streaming(self) -> bool:
+        return self.conf.get(RUNTIME_MODE, "streaming").strip().lower() == "streaming"
+
+    def _result_mode(self) -> str:
+        raw = self.conf.get(RESULT_MODE, "TABLE").strip()
+        if raw.upper() not in ("TABLE", "CHANGELOG", "TABLEAU"):
+            raise StatementFailed(f"java.lang.IllegalArgumentException: Could not parse value '{raw}' for key "
+                                  f"'{RESULT_MODE}'.")
+        return raw.upper()
+
+    def _check_tableau(self) -> None:
+        if self._result_mode() != "TABLEAU":
+            raise StatementFailed(
+                f"{_CLIENT_EXCEPTION}: In non-interactive mode, it only supports to use TABLEAU as value of "
+                f"{RESULT_MODE} when execute query. Please add 'SET {RESULT_MODE}=TABLEAU;' in the sql file."
+            )
+
+    def _time_cost(self, started: float) -> float | None:
+        return time.monotonic() - started if _true(self.conf.get(PRINT_TIME_COST), True) else None
+
+    def _max_width(self) -> int:
+        try:
+            return int(self.conf.get(MAX_COLUMN_WIDTH, tableau.DEFAULT_MAX_COLUMN_WIDTH))
+        except ValueError:
+            return tableau.DEFAULT_MAX_COLUMN_WIDTH
+
+    def _reason(self, exc: GatewayError) -> str:
+        text = exc.server_side
+        if _true(self.conf.get(VERBOSE), False):
+            return text
+        return reason_from_server(text)
+
+    # ---- scripts -----------------------------------------------------------------------------------------
+
+    def run_script(self, sql: str, out: TextIO, *, listener: RunListener | None = None,
+                   interactive: bool = False) -> ScriptResult:
+        """Run `sql` statement by statement as `sql-client.sh -f` does, stopping at the first failure.
+
+        Prints each statement's section (`\\nFlink SQL> <statement>;` and its output), not the file header or
+        the shutdown lines (see :func:`run_invocation`). With `interactive` a query is printed as a tableau
+        whatever `sql-client.execution.result-mode` says.
+        """
+        return self._run_statements(sql, Printer(out), listener, echo=True, interactive=interactive)
+
+    def run_init(self, sql: str, out: TextIO, *, listener: RunListener | None = None) -> ScriptResult:
+        """Run an `-i` file: silently, through the gateway's configure-session (as the real client)."""
+        return self._run_statements(sql, Printer(out), listener, echo=False, init=True)
+
+    def _run_statements(self, sql: str, printer: Printer, listener: RunListener | None, *, echo: bool,
+                        interactive: bool = False, init: bool = False) -> ScriptResult:
+        result = ScriptResult(ok=True)
+        for index, statement in enumerate(split_statements(sql)):
+            if echo:
+                printer.statement(statement)
+            if listener is not None:
+                listener.statement_started(index, statement)
+            outcome = self.execute(statement, printer, interactive=interactive, init=init)
+            result.statements.append(outcome)
+            if listener is not None:
+                listener.statement_finished(outcome)
+            if not outcome.ok:
+                result.ok = False
+                break
+        return result
+
+    def execute(self, statement: str, printer: Printer, *, interactive: bool = False,
+                init: bool = False) -> StatementOutcome:
+        """Execute one statement and print its result (or the `[ERROR]` block)."""
+        started = time.monotonic()
+        kind = guess_kind(strip_comments(statement))
+        outcome = StatementOutcome(statement=statement, kind=kind, ok=True, job_id=None, seconds=0.0)
+        try:
+            if init:
+                self.api.configure_session(self.handle, statement)
+            else:
+                if kind == "query" and not interactive:
+                    self._check_tableau()  # before a job is submitted: the statement plainly is a query
+                self._execute(statement, printer, outcome, started, interactive)
+            if kind in ("set", "reset"):
+                self._refresh_conf()
+        except StatementFailed as exc:
+            outcome.ok, outcome.error = False, exc.reason
+        except GatewayError as exc:
+            outcome.ok, outcome.error = False, self._reason(exc)
+        if not outcome.ok:
+            printer.error(outcome.error or "")
+        outcome.seconds = time.monotonic() - started
+        printer.flush()
+        return outcome
+
+    def _execute(self, statement: str, printer: Printer, outcome: StatementOutcome, started: float,
+                 interactive: bool) -> None:
+        operation = self.api.execute(self.handle, statement)
+        pages = self.api.pages(self.handle, operation)
+        try:
+            first = next(p for p in pages if p.result_type != "NOT_READY")
+            if first.is_query:
+                outcome.kind = "query"
+                outcome.job_id = first.job_id
+                if not interactive:
+                    self._check_tableau()
+                self._print_query(first, pages, printer, outcome, started, operation)
+            elif first.job_id is not None:
+                outcome.job_id = first.job_id
+                if outcome.kind not in ("insert", "statement_set", "execute_plan"):
+                    outcome.kind = "insert"
+                self._wait_for_job(first.job_id, printer, operation)
+            elif first.result_kind == "SUCCESS":
+                printer.ok()
+            else:
+                rows = [row["fields"] for page in [first, *pages] for row in page.rows]
+                outcome.rows = len(rows)
+                printer.content([c["name"] for c in first.columns], rows)
+        finally:
+            try:
+                self.api.close_operation(self.handle, operation)
+            except GatewayError:
+                pass
+
+    def _wait_for_job(self, job_id: str, printer: Printer, operation: str) -> None:
+        """INSERT / statement set / EXECUTE PLAN: print the submission, then wait for the job to end."""
+        sync = _true(self.conf.get(DML_SYNC), False)
+        if not sync:
+            printer.submitted(job_id)
+        while True:
+            status = self.api.status(self.handle, operation)
+            if status == "ERROR":
+                self.api.fetch(self.api.first_uri(self.handle, operation))  # raises the job's failure
+            if status not in ("PENDING", "RUNNING", "INITIALIZED"):
+                break
+            time.sleep(_JOB_POLL_SECONDS)
+        if sync:
+            printer.completed()
+
+    def _print_query(self, first: Page, pages: Iterator[Page], printer: Printer, outcome: StatementOutcome,
+                     started: float, operation: str) -> None:
+        columns = [column_type(c) for c in first.columns]
+        width = self._max_width()
+        if self.streaming:
+            table = StreamingPrinter(printer, columns, width)
+            try:
+                for page in _with_first(first, pages):
+                    table.rows([(_SHORT_KINDS.get(r["kind"], "+I"), cells(r)) for r in page.rows])
+            except KeyboardInterrupt:
+                printer.terminated(table.count)
+                raise
+            table.footer(self._time_cost(started))
+            outcome.rows = table.count
+        else:
+            rows = [cells(r) for page in _with_first(first, pages) for r in page.rows]
+            printer.batch_result([c.name for c in columns], rows, width, self._time_cost(started))
+            outcome.rows = len(rows)
+
+
+def _with_first(first: Page, rest: Iterator[Page]) -> Iterator[Page]:
+    yield first
+    yield from rest
+
+
+def cells(row: Mapping[str, object]) -> list[str]:
+    """A PLAIN_TEXT row's cells as the tableau prints them (SQL NULL as `<NULL>`)."""
+    return [tableau.NULL_VALUE if cell is None else str(cell) for cell in row["fields"]]  # type: ignore[union-attr]
+
+
+def column_type(column: Mapping[str, object]) -> tableau.ColumnType:
+    """What the tableau needs of a result column: its name, type root and precision."""
+    logical = column.get("logicalType") or {}
+    root = str(logical.get("type", "VARCHAR"))  # type: ignore[union-attr]
+    precision = logical.get("precision")  # type: ignore[union-attr]
+    return tableau.ColumnType(str(column["name"]), root, precision if isinstance(precision, int) else None)
+
+
+def run_invocation(
+    client: SqlClient,
+    out: TextIO,
+    *,
+    init_files: Sequence[Path] = (),
+    script_file: Path | None = None,
+    defines: Mapping[str, str] = {},
+    listener: RunListener | None = None,
+    script_text: str | None = None,
+) -> ScriptResult:
+    """What `sql-client.sh -i a.sql -f b.sql -D k=v > b.out 2>&1` prints and does, on a fresh session.
+
+    `script_text` stands for a script piped on stdin (no `-f`): no `[INFO] Executing SQL from file.` line, and
+    queries print as tableaux whatever the result mode. Raises UsageError for an unreadable file and
+    NoGatewayError when no gateway answers.
+    """
+    init_sql = [(Path(p), read_sql(Path(p))) for p in init_files]
+    script = read_sql(Path(script_file)) if script_file is not None else (script_text or "")
+    printer = Printer(out)
+    session = client.new_session(defines)
+    total = ScriptResult(ok=True)
+    try:
+        for path, sql in init_sql:
+            result = session.run_init(sql, out, listener=listener)
+            total.statements += result.statements
+            if not result.ok:
+                total.ok = False
+                printer.init_failed(path.resolve().as_uri())
+                break
+
+        if total.ok:
+            if script_file is not None:
+                printer.executing_file()
+            result = session.run_script(script, out, listener=listener, interactive=script_file is None)
+            total.statements += result.statements
+            total.ok = result.ok
+            if result.ok:
+                printer.end_of_file()
+    finally:
+        printer.shutdown()
+        session.close()
+    if not total.ok:
+        client.check_cluster()  # a statement that failed because the cluster went away is not the SQL's fault
+    return total

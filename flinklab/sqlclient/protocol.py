@@ -1,0 +1,142 @@
+"""A client of Flink's SQL Gateway REST API (httpx): sessions, statements, operations, result pages.
+
+Speaks the protocol as Flink documents it, so it works against flinklab's gateway and Flink's own. No JVM.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from flinklab.errors import ClusterError
+
+#: The API version this client speaks (configure-session needs v2 or later).
+API_VERSION = "v3"
+_SERVER_SIDE_START = "<Exception on server side:\n"
+_SERVER_SIDE_END = "End of exception on server side>"
+
+
+class NoGatewayError(ClusterError):
+    def __init__(self, url: str):
+        super().__init__(f"No SQL gateway answers at {url}.", "Start the cluster and its gateway with `flink-up`.")
+
+
+class GatewayError(Exception):
+    """The gateway answered with an error: its HTTP status and `errors` list."""
+
+    def __init__(self, status: int, errors: list[str]):
+        self.status = status
+        self.errors = errors
+        super().__init__(errors[-1] if errors else f"HTTP {status}")
+
+    @property
+    def server_side(self) -> str:
+        """The server-side exception text (Flink's `<Exception on server side: ...>`), else the last error."""
+        for text in reversed(self.errors):
+            if text.startswith(_SERVER_SIDE_START):
+                inner = text[len(_SERVER_SIDE_START):]
+                if inner.rstrip().endswith(_SERVER_SIDE_END):
+                    inner = inner.rstrip()[: -len(_SERVER_SIDE_END)]
+                return inner.strip()
+        return self.errors[-1] if self.errors else f"HTTP {self.status}"
+
+
+@dataclass
+class Page:
+    """One fetched page of an operation's result."""
+
+    result_type: str  # NOT_READY | PAYLOAD | EOS
+    is_query: bool
+    job_id: str | None
+    result_kind: str  # SUCCESS | SUCCESS_WITH_CONTENT
+    columns: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[dict[str, Any]] = field(default_factory=list)  # {"kind": ..., "fields": [...]}
+    next_uri: str | None = None
+
+
+class GatewayClient:
+    """One HTTP connection pool to a gateway at `url` (e.g. http://127.0.0.1:8083)."""
+
+    def __init__(self, url: str, timeout: float = 60.0):
+        self.url = url.rstrip("/")
+        self._http = httpx.Client(base_url=self.url, timeout=timeout)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _call(self, method: str, path: str, body: Mapping[str, Any] | None = None) -> Any:
+        try:
+            response = self._http.request(method, path, json=body)
+        except httpx.TransportError:
+            raise NoGatewayError(self.url) from None
+        try:
+            data = response.json()
+        except ValueError:
+            raise GatewayError(response.status_code, [response.text[:500]]) from None
+        if response.status_code >= 400:
+            errors = data.get("errors") if isinstance(data, dict) else None
+            raise GatewayError(response.status_code, [str(e) for e in errors or [response.text[:500]]])
+        return data
+
+    def _v(self, path: str) -> str:
+        return f"/{API_VERSION}{path}"
+
+    def info(self) -> dict[str, Any]:
+        return self._call("GET", self._v("/info"))
+
+    def open_session(self, properties: Mapping[str, str] | None = None, name: str | None = None) -> str:
+        body: dict[str, Any] = {"properties": dict(properties or {})}
+        if name:
+            body["sessionName"] = name
+        return str(self._call("POST", self._v("/sessions"), body)["sessionHandle"])
+
+    def close_session(self, session: str) -> None:
+        self._call("DELETE", self._v(f"/sessions/{session}"))
+
+    def session_config(self, session: str) -> dict[str, str]:
+        return dict(self._call("GET", self._v(f"/sessions/{session}"))["properties"])
+
+    def configure_session(self, session: str, statement: str) -> None:
+        self._call("POST", self._v(f"/sessions/{session}/configure-session"), {"statement": statement})
+
+    def execute(self, session: str, statement: str, execution_config: Mapping[str, str] | None = None) -> str:
+        body: dict[str, Any] = {"statement": statement}
+        if execution_config:
+            body["executionConfig"] = dict(execution_config)
+        return str(self._call("POST", self._v(f"/sessions/{session}/statements"), body)["operationHandle"])
+
+    def status(self, session: str, operation: str) -> str:
+        return str(self._call("GET", self._v(f"/sessions/{session}/operations/{operation}/status"))["status"])
+
+    def cancel(self, session: str, operation: str) -> str:
+        return str(self._call("PUT", self._v(f"/sessions/{session}/operations/{operation}/cancel"))["status"])
+
+    def close_operation(self, session: str, operation: str) -> None:
+        self._call("DELETE", self._v(f"/sessions/{session}/operations/{operation}/close"))
+
+    def fetch(self, uri: str) -> Page:
+        data = self._call("GET", uri)
+        results = data.get("results") or {}
+        return Page(
+            result_type=str(data.get("resultType")),
+            is_query=bool(data.get("isQueryResult")),
+            job_id=data.get("jobID"),
+            result_kind=str(data.get("resultKind")),
+            columns=list(results.get("columns") or []),
+            rows=list(results.get("data") or []),
+            next_uri=data.get("nextResultUri"),
+        )
+
+    def first_uri(self, session: str, operation: str, row_format: str = "PLAIN_TEXT") -> str:
+        return self._v(f"/sessions/{session}/operations/{operation}/result/0?rowFormat={row_format}")
+
+    def pages(self, session: str, operation: str, row_format: str = "PLAIN_TEXT") -> Iterator[Page]:
+        """Every page up to EOS, NOT_READY ones included (the gateway holds each fetch briefly for rows)."""
+        uri: str | None = self.first_uri(session, operation, row_format)
+        while uri is not None:
+            page = self.fetch(uri)
+            yield page
+            uri = page.next_uri if page.result_type != "EOS" else None

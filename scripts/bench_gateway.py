@@ -1,0 +1,193 @@
+"""The SQL gateway's figures for scripts/bench.py (issue 8): per call, per lab, memory, concurrent sessions.
+
+Each figure is printed beside the floor it is compared with, measured in the same run.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from flinklab.gateway import process as gateway
+from flinklab.grading.grader import grade_lab
+from flinklab.labs import get_lab
+from flinklab.labs.runner import run_lab
+from flinklab.settings import Settings
+from flinklab.sqlclient.client import SqlClient
+
+Row = Callable[[str, str], None]
+
+ORDERS = "1,a,1.50\n2,a,2.25\n3,b,10.00\n4,a,4.00\n5,c,0.00\n"
+DDL = "CREATE TABLE orders (id INT, k STRING, amount DECIMAL(10, 2)) WITH ('connector' = 'filesystem', " \
+      "'path' = 'file://{path}', 'format' = 'csv');\n"
+THREE = "SET 'sql-client.execution.result-mode' = 'tableau';\nSET 'execution.runtime-mode' = 'batch';\n" \
+        "SELECT COUNT(*) AS n FROM orders;\n"
+
+
+def sql_client_sh() -> str:
+    return str(Path(sys.executable).with_name("sql-client.sh"))
+
+
+def env_of(settings: Settings) -> dict[str, str]:
+    return {**os.environ, "FLINKLAB_STATE_DIR": str(settings.state_dir),
+            "FLINKLAB_REST_PORT": str(settings.rest_port), "FLINKLAB_GATEWAY_PORT": str(settings.gateway_port),
+            "FLINKLAB_WORKSPACE": str(settings.workspace_root), "FLINKLAB_DATA_DIR": str(settings.data_dir)}
+
+
+def timed_call(args: list[str], settings: Settings, cwd: Path) -> float:
+    started = time.monotonic()
+    done = subprocess.run(args, cwd=cwd, env=env_of(settings), capture_output=True, text=True, check=False)
+    seconds = time.monotonic() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"{args} failed: {done.stdout[-500:]} {done.stderr[-500:]}")
+    return seconds
+
+
+def per_call(settings: Settings, row: Row, figures: dict) -> None:
+    """A 3-statement `sql-client.sh -i ddl.sql -f q.sql` through the warm gateway vs in-process (`embedded`)."""
+    work = settings.workspace_root / "bench-calls"
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "orders.csv").write_text(ORDERS)
+    (work / "ddl.sql").write_text(DDL.format(path=work / "orders.csv"))
+    (work / "q.sql").write_text(THREE)
+    base = [sql_client_sh()]
+    args = ["-i", "ddl.sql", "-f", "q.sql"]
+    timed_call(base + args, settings, work)  # the first call of this process tree warms the page cache
+    via_gateway = [timed_call(base + args, settings, work) for _ in range(5)]
+    embedded = [timed_call(base + ["embedded", *args], settings, work) for _ in range(2)]
+    help_floor = [timed_call(base + ["--help"], settings, work) for _ in range(3)]
+    figures["call_gateway_s"] = statistics.median(via_gateway)
+    figures["call_embedded_s"] = statistics.median(embedded)
+    figures["call_help_s"] = statistics.median(help_floor)
+    row("3-statement sql-client.sh call, warm gateway (s, median of 5)", f"{figures['call_gateway_s']:.2f}")
+    row("  the same call, embedded: a JVM per call (s, median of 2)",
+        f"{figures['call_embedded_s']:.2f}  ({figures['call_embedded_s'] / figures['call_gateway_s']:.1f}x)")
+    row("  floor: sql-client.sh --help, no gateway call (s)", f"{figures['call_help_s']:.2f}")
+
+
+def lab_per_step(settings: Settings, lab_name: str, row: Row, figures: dict) -> None:
+    """The lab as one `sql-client.sh` process per step through the gateway, vs `flinklab run` (one client)."""
+    lab = get_lab(lab_name)
+    with SqlClient(settings) as client:
+        started = time.monotonic()
+        run = run_lab(settings, lab, solution=True, client=client)
+        one_client = time.monotonic() - started
+    workspace = settings.workspace(lab_name)
+    started = time.monotonic()
+    for step in lab.steps:
+        for name in step.writes:
+            (workspace / name).unlink(missing_ok=True)
+        args = [sql_client_sh(), *(["-i", lab.init_file] if step.uses_init else []), "-f", step.sql_file]
+        with open(workspace / f"{step.id}.bench.out", "w") as out:
+            subprocess.run(args, cwd=workspace, env=env_of(settings), stdout=out, stderr=subprocess.STDOUT,
+                           check=False)
+    per_step = time.monotonic() - started
+    jobs = run.job_seconds or 0.0
+    figures[f"{lab_name}_run_s"] = one_client
+    figures[f"{lab_name}_per_step_calls_s"] = per_step
+    figures[f"{lab_name}_job_s"] = jobs
+    row(f"{lab_name}: one sql-client.sh call per step, via the gateway (s)", f"{per_step:.1f}")
+    row(f"{lab_name}: flinklab run --solution (s)", f"{one_client:.1f}  ({per_step / one_client:.2f}x)")
+    row(f"{lab_name}: floor, sum of its Flink job durations (s)", f"{jobs:.1f}")
+
+
+def rss_mib(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                stat = (proc / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(proc.name))
+    return found
+
+
+def gateway_memory(settings: Settings, row: Row, figures: dict, label: str = "") -> None:
+    pid = gateway.running_pid(settings)
+    if pid is None:
+        row("gateway resident memory", "not running")
+        return
+    java = sum(rss_mib(child) for child in children(pid))
+    python = rss_mib(pid)
+    figures[f"gateway_jvm_rss_mib{label}"] = java
+    figures[f"gateway_python_rss_mib{label}"] = python
+    row(f"gateway JVM resident memory{label} (MiB; target <= 700)", f"{java:.0f}")
+    row(f"gateway Python process resident memory{label} (MiB)", f"{python:.0f}")
+
+
+def concurrent_sessions(settings: Settings, n: int, row: Row, figures: dict) -> None:
+    """`n` learners at once, each running the joins lab's reference through its own sessions on one gateway and
+    cluster: every workspace is graded, every statement's latency counted, and each learner's own view must be
+    the only one it sees."""
+    lab = get_lab("joins")
+    latencies: list[float] = []
+    graded: list[tuple[int, int]] = []
+    leaks: list[str] = []
+    errors: list[str] = []
+    lock = threading.Lock()
+    barrier = threading.Barrier(n)
+
+    def learner(i: int) -> None:
+        mine = replace(settings, workspace_root=settings.workspace_root / f"learner{i:02d}")
+        try:
+            with SqlClient(mine) as client:
+                session = client.new_session()
+                api = client.api
+                view = api.execute(session.handle, f"CREATE TEMPORARY VIEW mine_{i} AS SELECT {i} AS x")
+                list(api.pages(session.handle, view))
+                barrier.wait(timeout=600)
+                shown = [r["fields"][0] for p in api.pages(session.handle, api.execute(session.handle, "SHOW VIEWS"))
+                         for r in p.rows]
+                if shown != [f"mine_{i}"]:
+                    with lock:
+                        leaks.append(f"learner {i} sees {shown}")
+                session.close()
+                run = run_lab(mine, lab, solution=True, client=client)
+            report = grade_lab(mine, lab)
+            with lock:
+                latencies.extend(step.seconds for step in run.steps if step.ran)
+                graded.append((len(report.results) - len(report.failures), len(report.results)))
+        except Exception as exc:  # noqa: BLE001 - reported below
+            with lock:
+                errors.append(f"learner {i}: {type(exc).__name__}: {exc}")
+
+    started = time.monotonic()
+    threads = [threading.Thread(target=learner, args=(i,)) for i in range(n)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wall = time.monotonic() - started
+    correct = sum(1 for passed, total in graded if passed == total)
+    figures.update(concurrent_learners=n, concurrent_correct=correct, concurrent_wall_s=wall,
+                   concurrent_leaks=len(leaks), concurrent_errors=errors[:3])
+    row(f"{n} learners at once, joins lab each: all checks pass", f"{correct}/{n}")
+    row(f"{n} learners at once: sessions that saw another's view", f"{len(leaks)}")
+    runs = sorted(latencies)
+    if runs:
+        p50 = statistics.median(runs)
+        p95 = runs[min(len(runs) - 1, int(0.95 * len(runs)))]
+        figures.update(concurrent_step_p50_s=p50, concurrent_step_p95_s=p95)
+        row(f"{n} learners at once: one step (an sql-client.sh call), p50 / p95 (s)", f"{p50:.1f} / {p95:.1f}")
+    row(f"{n} learners at once: wall (s)", f"{wall:.1f}")
+    for error in errors[:3]:
+        row("  error", error[:200])

@@ -1,0 +1,78 @@
+"""deploy/kubernetes/ offline: the manifests parse, and their image, Flink version, data dir, REST port and Flink
+options are the ones flinklab's code uses. They are not applied to a Kubernetes cluster anywhere in this project."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from flinklab.cluster.docker import flink_properties
+from flinklab.settings import DEFAULT_DATA_DIR, DEFAULT_REST_PORT, PROJECT_ROOT, Settings
+from flinklab.version import DEFAULT_FLINK_IMAGE, FLINK_MINOR
+
+DEPLOY = PROJECT_ROOT / "deploy" / "kubernetes"
+
+
+@pytest.fixture(scope="module")
+def manifests() -> dict[str, dict]:
+    """kind/name -> document, over every manifest in deploy/kubernetes/."""
+    found: dict[str, dict] = {}
+    for path in sorted(DEPLOY.glob("*.yaml")):
+        for doc in yaml.safe_load_all(path.read_text()):
+            found[f"{doc['kind']}/{doc['metadata']['name']}"] = doc
+    return found
+
+
+def _main_container(pod_spec: dict) -> dict:
+    return next(c for c in pod_spec["containers"] if c["name"] == "flink-main-container")
+
+
+def test_the_manifests_say_they_are_not_run_in_ci() -> None:
+    for path in DEPLOY.glob("*.yaml"):
+        assert "NOT run in this project's CI" in path.read_text(), path
+
+
+def test_a_session_cluster_on_the_pinned_image(manifests: dict) -> None:
+    fd = manifests["FlinkDeployment/flinklab-class"]
+    assert fd["apiVersion"] == "flink.apache.org/v1beta1"
+    assert "job" not in fd["spec"]  # session mode: learners submit the jobs
+    assert fd["spec"]["image"] == DEFAULT_FLINK_IMAGE
+    assert fd["spec"]["flinkVersion"] == "v" + FLINK_MINOR.replace(".", "_")
+
+
+def test_flink_options_match_the_docker_backend(manifests: dict) -> None:
+    conf = manifests["FlinkDeployment/flinklab-class"]["spec"]["flinkConfiguration"]
+    ours = flink_properties(Settings.from_env({"HOME": "/nonexistent"}))
+    for key in ("parallelism.default", "jobmanager.execution.failover-strategy", "pekko.startup-timeout",
+                "slot.request.timeout"):
+        assert str(conf[key]) == ours[key], key
+    assert int(conf["rest.port"]) == DEFAULT_REST_PORT
+
+
+def test_lab_data_volume_is_mounted_at_the_data_dir(manifests: dict) -> None:
+    spec = manifests["FlinkDeployment/flinklab-class"]["spec"]
+    pod = spec["podTemplate"]["spec"]  # the top-level template: JobManager and TaskManagers both
+    assert not any("podTemplate" in spec[role] for role in ("jobManager", "taskManager"))
+    mounts = {m["name"]: m["mountPath"] for m in _main_container(pod)["volumeMounts"]}
+    assert mounts["lab-data"] == str(DEFAULT_DATA_DIR)
+    claim = next(v for v in pod["volumes"] if v["name"] == "lab-data")["persistentVolumeClaim"]["claimName"]
+    pvc = manifests[f"PersistentVolumeClaim/{claim}"]
+    assert "ReadWriteMany" in pvc["spec"]["accessModes"]
+    loader = manifests["Pod/flinklab-data-loader"]["spec"]
+    assert loader["volumes"][0]["persistentVolumeClaim"]["claimName"] == claim
+    assert loader["containers"][0]["volumeMounts"][0]["mountPath"] == str(DEFAULT_DATA_DIR)
+
+
+def test_rest_service_reaches_the_jobmanager(manifests: dict) -> None:
+    service = manifests["Service/flinklab-class-rest-nodeport"]["spec"]
+    assert service["selector"]["app"] == "flinklab-class" and service["selector"]["component"] == "jobmanager"
+    port = service["ports"][0]
+    assert port["targetPort"] == port["port"] == DEFAULT_REST_PORT
+
+
+def test_the_readme_attach_command_matches_the_service(manifests: dict) -> None:
+    readme = (PROJECT_ROOT / "README.md").read_text()
+    section = readme.split("## A class on one cluster", 1)[1].split("\n## ", 1)[0]
+    node_port = manifests["Service/flinklab-class-rest-nodeport"]["spec"]["ports"][0]["nodePort"]
+    assert f"flink-up --backend remote --rest-url http://NODE:{node_port}" in section
+    assert "deploy/kubernetes/flinklab-class.yaml" in section and "not run in this project's CI" in section
