@@ -45,21 +45,24 @@ class Plan:
         return [node for node in self.nodes if node.get("state")]
 
 
+class MalformedPlanError(PlanError, ValueError):
+    """A node is not as COMPILE PLAN writes it (a ValueError too, for callers that catch the plain kinds)."""
+
+
 def state_entries(node: dict[str, Any]) -> list[StateEntry]:
-    """The node's `state` list ([] when it has none; entries that are not objects are skipped)."""
-    raw_entries = node.get("state")
+    """The node's `state` list ([] when it has none); MalformedPlanError when it is not a list of
+    `{"index": int, ...}` objects."""
+    raw_entries = node.get("state") or []
+    if not isinstance(raw_entries, list):
+        raise MalformedPlanError(f"the state of node {node.get('id', '?')} is not a list.",
+                                 "Compile the plan again (COMPILE PLAN writes it; do not edit it by hand).")
     entries = []
-    for raw in raw_entries if isinstance(raw_entries, list) else []:
-        if not isinstance(raw, dict):
-            continue
-        index = raw.get("index", -1)
-        entries.append(
-            StateEntry(
-                index=index if isinstance(index, int) and not isinstance(index, bool) else -1,
-                ttl=str(raw.get("ttl", "")),
-                name=str(raw.get("name", "")),
-            )
-        )
+    for raw in raw_entries:
+        index = raw.get("index", -1) if isinstance(raw, dict) else None
+        if not isinstance(index, int) or isinstance(index, bool):
+            raise MalformedPlanError(f"a state entry of node {node.get('id', '?')} is not as COMPILE PLAN writes "
+                                     "it.", "Compile the plan again (do not edit it by hand).")
+        entries.append(StateEntry(index=index, ttl=str(raw.get("ttl", "")), name=str(raw.get("name", ""))))
     return entries
 
 

@@ -349,7 +349,10 @@ def _plan_check(ctx: GradingContext, which: str, points: float,
         plan = load_plan(ctx.workspace / file)
     except PlanError as exc:
         return failed(name, points, str(exc), exc.hint or run_hint("joins", "plans"), step="plans")
-    problem, hint = judge(plan)
+    try:
+        problem, hint = judge(plan)
+    except PlanError as exc:  # a node edited by hand (e.g. a state list that is not one)
+        return failed(name, points, f"{file}: {exc.message}", exc.hint or "", step="plans")
     if not problem:
         return passed(name, points, step="plans")
     return failed(name, points, f"{file}: {problem}", hint, step="plans")
