@@ -119,6 +119,11 @@ def _resolved(path: Path) -> Path:
         return path.expanduser().absolute()
 
 
+def _suffix(option: str) -> str:
+    """The file ending an example in a hint uses: `--junit` -> .xml, `--html` -> .html, else .json."""
+    return {"--junit": ".xml", "--html": ".html"}.get(option, ".json")
+
+
 def refuse_lab_files(outputs: Mapping[str, Path | None], lab_files: Iterable[Path]) -> None:
     """Before grading: UsageError when an output option (`--json FILE`, ...) names a file the lab reads or the
     learner writes (report.json, an output, a SQL file, a plan, a lab CSV), or a directory. Grading results never
@@ -132,11 +137,11 @@ def refuse_lab_files(outputs: Mapping[str, Path | None], lab_files: Iterable[Pat
             raise UsageError(
                 f"{option} {path} would overwrite {owner}, a file of the lab that the grader reads.",
                 f"Write the grading result to a file of its own, e.g. {option} {path.parent / 'grade'}"
-                f"{'.xml' if 'junit' in option else '.json'}.",
+                f"{_suffix(option)}.",
             )
         if path.is_dir():
             raise UsageError(f"{option} {path} is a directory.", f"Give a file name, e.g. {option} {path / 'grade'}"
-                             f"{'.xml' if 'junit' in option else '.json'}.")
+                             f"{_suffix(option)}.")
 
 
 def _written_by_flinklab(path: Path) -> bool:
