@@ -2,18 +2,23 @@
 """Benchmark: prints figures, asserts nothing (the machines are shared and noisy; compare ratios within one run).
 
     .venv/bin/python scripts/bench.py [--backend local|docker] [--labs joins windows] [--skip-per-step]
+                                      [--only cluster grader cli] [--grader-scales 1 10 100] [--json FILE]
 
 Uses its own temporary workspace, data and state dirs and a free REST port, so it never touches a running
 cluster or a learner's files. Figures:
 - flink-up cold (to ready) and warm (already running), flink-down;
 - per lab: `flinklab run LAB --solution` wall time in one runner JVM vs the sum of the Flink job durations;
 - the same steps as separate `sql-client.sh -i ddl.sql -f STEP.sql` processes (one JVM per step), and the ratio;
-- resident memory of the cluster JVMs and of the runner JVM.
+- resident memory of the cluster JVMs and of the runner JVM;
+- the grader: `flinklab check joins` at scale 1, 10 and 100 (synthetic outputs from the reference, no Flink) next to
+  the time to just read the files, and the ratio between scales;
+- CLI start of `flinklab --help`, `flinklab check joins` and `sql-client.sh --help` next to `python -c pass`.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import shutil
 import socket
@@ -22,8 +27,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-
-from flinklab.sqlclient.runner import SqlClient
 
 from flinklab.cluster.base import read_record
 from flinklab.cluster.lifecycle import bring_up
@@ -66,11 +69,33 @@ def java_children(pid: int) -> list[int]:
     return found
 
 
+#: Every figure printed, for `--json FILE`: {"section", "figure", "value"[, "floor", "unit"]}.
+FIGURES: list[dict] = []
+_SECTION = ["cluster"]
+
+
 def row(label: str, value: str) -> None:
     print(f"  {label:<52} {value}")
+    FIGURES.append({"section": _SECTION[0], "figure": label, "value": value})
+
+
+def section(name: str) -> None:
+    """Print a section header; the figures after it are recorded under `name`."""
+    _SECTION[0] = name
+    print(name)
+
+
+def figure(label: str, seconds: float, floor: float | None = None, floor_label: str = "floor") -> None:
+    """A time next to its floor, measured in the same run, and their ratio."""
+    text = f"{seconds:.3f}" + (f"  ({floor_label} {floor:.3f}, {seconds / floor:.1f}x)" if floor else "")
+    print(f"  {label:<52} {text}")
+    FIGURES.append({"section": _SECTION[0], "figure": label, "value": round(seconds, 4), "unit": "s",
+                    **({"floor": round(floor, 4), "floor_is": floor_label} if floor else {})})
 
 
 def main() -> int:
+    from flinklab.sqlclient.runner import SqlClient  # here: the grader and CLI sections must run without it
+
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--backend", default="local", choices=["local", "docker"])
     ap.add_argument("--labs", nargs="+", default=["joins", "windows"])
@@ -167,5 +192,247 @@ def main() -> int:
     return 0
 
 
+# ---- the grader at scale 1, 10 and 100, and CLI start --------------------------------------------------------------
+
+CAPTURED = Path(__file__).resolve().parent.parent / "tests" / "data" / "joins" / "outputs" / "solution"
+
+
+def _table(columns: list[str], rows: list[list[str]], ops: list[str] | None, footer: str) -> list[str]:
+    """A result as sql-client prints it (tableau), one line per element."""
+    from flinklab.sqlclient.tableau import border_line, format_row
+
+    head = (["op"] if ops is not None else []) + columns
+    widths = [max(len(h), 6) for h in head]
+    for r in rows:
+        for i, cell in enumerate(([""] if ops is not None else []) + r):
+            widths[i] = max(widths[i], len(cell))
+    border = border_line(widths)
+    lines = [border, format_row(head, widths), border]
+    for i, r in enumerate(rows):
+        lines.append(format_row(([ops[i]] if ops is not None else []) + r, widths))
+    if ops is None:
+        lines.append(border)
+    lines.append(footer)
+    return lines
+
+
+def _changelog(events: list[tuple[str, tuple]]) -> tuple[list[str], list[list[str]]]:
+    """(ops, rows) of a GROUP BY result: each (key, new values) event updates its key (-U/+U, or +I the first
+    time)."""
+    ops: list[str] = []
+    rows: list[list[str]] = []
+    last: dict[str, list[str]] = {}
+    for key, values in events:
+        new = [key, *(str(v) for v in values)]
+        if key in last:
+            ops += ["-U", "+U"]
+            rows += [last[key], new]
+        else:
+            ops.append("+I")
+            rows.append(new)
+        last[key] = new
+    return ops, rows
+
+
+def _latest_events(data, faithful: bool) -> list[tuple[str, tuple]]:
+    """The aggregate updates of latest.sql (orders JOIN rates_v without AS OF, GROUP BY currency).
+
+    Faithful: every rate change retracts and re-adds every past order of its currency, one update each, as a real
+    run prints it (quadratic: 1.9k rows at scale 1, 141k at 10, 13.8M at 100). Otherwise only the orders of the
+    change's own day are retracted and re-added, which keeps scale 1's density per day and grows linearly."""
+    from decimal import Decimal
+
+    events: list[tuple[str, tuple]] = []
+    for currency in sorted({o.currency for o in data.orders}):
+        timeline = sorted([(o.order_time, 0, o.amount) for o in data.orders if o.currency == currency]
+                          + [(r.update_time, 1, r.rate) for r in data.rates if r.currency == currency])
+        amounts: list[tuple] = []
+        rate = None
+        for when, kind, value in timeline:
+            if kind == 0:
+                amounts.append((when.date(), value))
+                if rate is not None:
+                    events.append((currency, (len(amounts), sum(a for _, a in amounts) * rate)))
+                continue
+            redo = [a for d, a in amounts if faithful or d == when.date()]
+            total = sum((a for _, a in amounts), Decimal(0)) * (rate or 0)
+            for i, amount in enumerate(redo):  # the retractions at the old rate, then the re-adds at the new
+                if rate is not None:
+                    events.append((currency, (len(amounts) - i - 1, total - amount * rate)))
+            rate = value
+            for _ in redo:
+                events.append((currency, (len(amounts), sum((a for _, a in amounts), Decimal(0)) * rate)))
+    return events
+
+
+def _joins_workspace(workspace: Path, data_dir: Path, scale: int, faithful: bool) -> int:
+    """The joins lab's outputs at `scale` as a correct run would print them, from the reference; returns the rows
+    of latest.out."""
+    import json
+
+    from flinklab.labs import get_lab
+    from flinklab.labs.fixtures_io import write_fixtures
+    from flinklab.labs.joins import reference as ref
+    from flinklab.labs.joins.fixtures import fmt
+
+    write_fixtures(get_lab("joins"), data_dir, scale=scale)
+    data = ref.load(data_dir)
+    workspace.mkdir(parents=True, exist_ok=True)
+
+    def save(name: str, columns: list[str], rows: list[list[str]], ops: list[str] | None) -> None:
+        footer = f"{len(rows)} rows in set" if ops is None else f"Received a total of {len(rows)} rows"
+        (workspace / name).write_text("\n".join(_table(columns, rows, ops, footer)) + "\n", encoding="utf-8")
+
+    save("count.out", ["tbl", "n"], [[t, str(n)] for t, n in ref.counts(data).items()], None)
+    tier_of = {u.user_id: u.tier for u in data.users}
+    running: dict[str, tuple] = {}
+    tier_events = []
+    for o in sorted(data.orders, key=lambda o: o.order_time):
+        if o.user_id in tier_of:
+            n, a = running.get(tier_of[o.user_id], (0, 0))
+            running[tier_of[o.user_id]] = (n + 1, a + o.amount)
+            tier_events.append((tier_of[o.user_id], running[tier_of[o.user_id]]))
+    ops, rows = _changelog(tier_events)
+    save("regular.out", ["tier", "orders", "amount"], rows, ops)
+    interval = sorted(ref.interval_rows(data))
+    save("interval.out", ["order_id", "ship_id", "delay_s"], [[a, b, str(c)] for a, b, c in interval],
+         ["+I"] * len(interval))
+    unshipped = sorted(ref.unshipped(data))
+    save("unshipped.out", ["order_id", "order_time"], [[a, fmt(t)] for a, t in unshipped], ["+I"] * len(unshipped))
+    temporal = [[o, c, str(r), str(k)] for o, (c, r, k) in ref.temporal(data).items()]
+    save("temporal.out", ["order_id", "currency", "rate", "amount_krw"], temporal, ["+I"] * len(temporal))
+    ops, rows = _changelog(_latest_events(data, faithful))
+    save("latest.out", ["currency", "orders", "total_krw"], rows, ops)
+    for plan in CAPTURED.glob("*-plan.json"):
+        shutil.copy(plan, workspace / plan.name)
+    (workspace / "report.json").write_text(json.dumps(ref.report(data)), encoding="utf-8")
+    return len(rows)
+
+
+def _best(fn, repeat: int) -> float:
+    """The fastest of `repeat` runs of `fn()` (the machines are shared: the minimum is the least disturbed)."""
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def _read_all(paths: list[Path]) -> None:
+    for path in paths:
+        path.read_bytes().decode("utf-8")
+
+
+def bench_grader(root: Path, scales: list[int]) -> None:
+    """`flinklab check joins` at each scale (grading in this process, then the whole command), next to the floor:
+    reading the same files."""
+    from flinklab.grading.grader import grade_lab
+    from flinklab.labs import get_lab
+
+    section("grader (joins, synthetic outputs from the reference)")
+    lab = get_lab("joins")
+    per_scale: dict[str, float] = {}
+    cases = [(s, False) for s in scales] + ([(10, True)] if 10 in scales else [])
+    for scale, faithful in cases:
+        tag = f"scale {scale}" + (", faithful latest.out" if faithful else "")
+        case_root = root / f"grader-{scale}-{faithful}"
+        settings = Settings.from_env(workspace_root=case_root / "ws", data_dir=case_root / "data",
+                                     state_dir=case_root / "state", rest_port=free_port())
+        latest_rows = _joins_workspace(settings.workspace("joins"), settings.data_dir, scale, faithful)
+        files = [p for p in settings.workspace("joins").iterdir()] + list(settings.data_dir.iterdir())
+        megabytes = sum(p.stat().st_size for p in files) / 1e6
+        repeat = 3 if scale <= 10 else 1
+        report = grade_lab(settings, lab)
+        assert report.all_passed, [r.message for r in report.failures]
+        floor = _best(functools.partial(_read_all, files), repeat)
+        grade = _best(functools.partial(grade_lab, settings, lab), repeat)
+        figure(f"{tag}: grade ({latest_rows} rows in latest.out, {megabytes:.1f} MB)", grade, floor,
+               "reading the files")
+        env = {**os.environ, "FLINKLAB_WORKSPACE": str(settings.workspace_root),
+               "FLINKLAB_DATA_DIR": str(settings.data_dir), "FLINKLAB_STATE_DIR": str(settings.state_dir)}
+        cli = _best(functools.partial(subprocess.run, _script("flinklab", "check", "joins"), env=env, check=False,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL), repeat)
+        figure(f"{tag}: `flinklab check joins`, whole command", cli)
+        if not faithful:
+            per_scale[str(scale)] = grade
+        shutil.rmtree(case_root, ignore_errors=True)
+    for low, high in zip(scales, scales[1:]):
+        if str(low) in per_scale and str(high) in per_scale:
+            ratio = per_scale[str(high)] / per_scale[str(low)]
+            row(f"grade time ratio scale {high} / scale {low} (data x{high // low})", f"{ratio:.1f}x")
+
+
+def _script(name: str, *args: str) -> list[str]:
+    """A console script of this environment (it runs the checkout on PYTHONPATH, as the suite does)."""
+    entry = {"flinklab": "main", "sql-client.sh": "sql_client_main", "flink-up": "flink_up_main"}[name]
+    code = f"import sys; sys.argv[0] = {name!r}; from flinklab.cli import {entry}; {entry}()"
+    return [sys.executable, "-c", code, *args]
+
+
+def bench_cli_start(root: Path, runs: int = 7) -> None:
+    """How long the commands that need neither Docker nor PyFlink take to start, next to `python -c pass`."""
+    section("CLI start (median of runs)")
+    settings_root = root / "cli"
+    settings = Settings.from_env(workspace_root=settings_root / "ws", data_dir=settings_root / "data",
+                                 state_dir=settings_root / "state", rest_port=free_port())
+    _joins_workspace(settings.workspace("joins"), settings.data_dir, 1, False)
+    env = {**os.environ, "FLINKLAB_WORKSPACE": str(settings.workspace_root),
+           "FLINKLAB_DATA_DIR": str(settings.data_dir), "FLINKLAB_STATE_DIR": str(settings.state_dir)}
+
+    def median(cmd: list[str]) -> float:
+        times = []
+        for _ in range(runs + 1):  # the first run warms the file cache and is not counted
+            t0 = time.perf_counter()
+            subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            times.append(time.perf_counter() - t0)
+        return sorted(times[1:])[runs // 2]
+
+    floor = median([sys.executable, "-c", "pass"])
+    figure("python -c pass (the floor)", floor)
+    # What running any typer command with a typed option costs before it does anything (typer then loads its
+    # pydantic adapters), rich loaded as our commands load it: the floor this project's code sits on.
+    typer_floor = median([sys.executable, "-c", "import pathlib, typer, rich.console\n"
+                          "def cmd(out: pathlib.Path = typer.Option(None)): rich.console.Console().print('')\n"
+                          "app = typer.Typer(); app.command()(cmd); app([], standalone_mode=False)"])
+    figure("a one-command typer app with a Path option, run", typer_floor, floor, "python -c pass")
+    for label, cmd in (("flinklab --help", _script("flinklab", "--help")),
+                       ("flinklab check --help", _script("flinklab", "check", "--help")),
+                       ("flinklab check joins (scale 1, grading included)", _script("flinklab", "check", "joins")),
+                       ("sql-client.sh --help", _script("sql-client.sh", "--help"))):
+        seconds = median(cmd)
+        figure(label, seconds, floor, "python -c pass")
+        figure(f"  {label}, over the typer app", seconds, typer_floor, "typer floor")
+    shutil.rmtree(settings_root, ignore_errors=True)
+
+
+def entry() -> int:
+    """`--only` picks sections (default: all); `--json FILE` also writes every figure as JSON. Other options go to
+    the cluster section (`main`)."""
+    import json
+
+    ap = argparse.ArgumentParser(add_help=False)
+    ap.add_argument("--only", nargs="+", choices=["cluster", "grader", "cli"], default=["cluster", "grader", "cli"])
+    ap.add_argument("--json", metavar="FILE", type=Path)
+    ap.add_argument("--grader-scales", nargs="+", type=int, default=[1, 10, 100])
+    ours, rest = ap.parse_known_args()
+    status = 0
+    if "cluster" in ours.only:
+        sys.argv = [sys.argv[0], *rest]
+        status = main()
+    root = Path(tempfile.mkdtemp(prefix="flinklab-bench-"))
+    try:
+        if "grader" in ours.only:
+            bench_grader(root, ours.grader_scales)
+        if "cli" in ours.only:
+            bench_cli_start(root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    if ours.json is not None:
+        ours.json.write_text(json.dumps({"cores": os.cpu_count(), "figures": FIGURES}, indent=2) + "\n")
+        print(f"wrote {ours.json}")
+    return status
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())
