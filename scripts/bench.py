@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Benchmark: prints figures, asserts nothing (the machines are shared and noisy; compare ratios within one run).
 
-    .venv/bin/python scripts/bench.py [--backend local|docker] [--labs joins windows] [--skip-per-step]
+    .venv/bin/python scripts/bench.py [--backend local|docker] [--labs joins windows] [--skip-per-step] [--learners N]
                                       [--only cluster grader cli] [--grader-scales 1 10 100] [--json FILE]
 
 Uses its own temporary workspace, data and state dirs and a free REST port, so it never touches a running
 cluster or a learner's files. Figures:
-- flink-up cold (to ready) and warm (already running), flink-down;
-- per lab: `flinklab run LAB --solution` wall time in one runner JVM vs the sum of the Flink job durations;
-- the same steps as separate `sql-client.sh -i ddl.sql -f STEP.sql` processes (one JVM per step), and the ratio;
-- resident memory of the cluster JVMs and of the runner JVM;
+- flink-up cold (cluster and SQL gateway to ready) and warm (already running), flink-down;
+- the gateway: a 50k-row streaming result; a 3-statement `sql-client.sh` call through the warm gateway vs the same
+  call `embedded` (a JVM per call, the old way) vs `sql-client.sh --help`;
+- per lab: the steps as separate `sql-client.sh -i ddl.sql -f STEP.sql` calls through the gateway vs
+  `flinklab run LAB --solution` vs the sum of the Flink job durations (REST);
+- resident memory of the gateway JVM (after the labs and after the learners) and of the cluster JVMs;
+- N learners at once (`--learners`, default 20): each runs the joins lab through its own sessions; every workspace
+  is graded, each session must see only its own view, and the step latency p50/p95 is printed;
 - the grader: `flinklab check joins` at scale 1, 10 and 100 (synthetic outputs from the reference, no Flink) next to
   the time to just read the files, and the ratio between scales;
 - CLI start of `flinklab --help`, `flinklab check joins` and `sql-client.sh --help` next to `python -c pass`.
@@ -29,7 +33,7 @@ import time
 from pathlib import Path
 
 from flinklab.cluster.base import read_record
-from flinklab.cluster.lifecycle import bring_up
+from flinklab.cluster.lifecycle import bring_down, bring_up
 from flinklab.cluster.select import backend_for
 from flinklab.labs import get_lab
 from flinklab.labs.runner import run_lab
@@ -40,33 +44,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def rss_mib(pid: int) -> float | None:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        return None
-    return None
-
-
-def java_children(pid: int) -> list[int]:
-    """Java processes whose parent is `pid` (the PyFlink gateway JVM of this process)."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            stat = (proc / "stat").read_text()
-            cmd = (proc / "cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        if ppid == pid and cmd.endswith("java"):
-            found.append(int(proc.name))
-    return found
 
 
 #: Every figure printed, for `--json FILE`: {"section", "figure", "value"[, "floor", "unit"]}.
@@ -94,12 +71,16 @@ def figure(label: str, seconds: float, floor: float | None = None, floor_label: 
 
 
 def main() -> int:
-    from flinklab.sqlclient.runner import SqlClient  # here: the grader and CLI sections must run without it
+    import bench_gateway
+    from bench_gateway import rss_mib
+
+    from flinklab.sqlclient.client import SqlClient  # here: the grader and CLI sections must run without it
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--backend", default="local", choices=["local", "docker"])
     ap.add_argument("--labs", nargs="+", default=["joins", "windows"])
-    ap.add_argument("--skip-per-step", action="store_true", help="skip the one-JVM-per-step comparison")
+    ap.add_argument("--learners", type=int, default=20, help="concurrent sessions running the joins lab (0: skip)")
+    ap.add_argument("--skip-per-step", action="store_true", help="skip the one-call-per-step comparison")
     args = ap.parse_args()
 
     root = Path(tempfile.mkdtemp(prefix="flinklab-bench-"))
@@ -108,22 +89,25 @@ def main() -> int:
         data_dir=root / "data",
         state_dir=root / "state",
         rest_port=free_port(),
+        gateway_port=free_port(),
         backend=args.backend,
+        slots=max(4, args.learners + 4),  # every learner's job gets a slot at once
     )
     backend, reason = backend_for(settings)
     print(f"flinklab benchmark: backend {backend.name} ({reason}), {os.cpu_count()} cores, dirs under {root}")
+    figures: dict = {}
     try:
         t0 = time.monotonic()
-        bring_up(settings)  # what flink-up does: provision the data, then up
+        bring_up(settings)  # what flink-up does: provision the data, start the gateway and the cluster
         cold = time.monotonic() - t0
         t0 = time.monotonic()
-        bring_up(settings)  # what flink-up does: provision the data, then up
+        bring_up(settings)
         warm = time.monotonic() - t0
-        print("cluster")
-        row("flink-up cold, to ready (s)", f"{cold:.1f}")
-        row("flink-up warm, already running (s)", f"{warm:.2f}")
+        section("cluster")
+        figure("flink-up cold, cluster and gateway to ready (s)", cold)
+        figure("flink-up warm, already running (s)", warm)
 
-        print("runner")
+        section("gateway")
         with SqlClient(settings) as client:
             rows = 50_000
             script = (
@@ -137,41 +121,26 @@ def main() -> int:
                 client.new_session().run_script(script, sink)
                 big = time.monotonic() - t0
         row(f"{rows} streaming rows printed: wall (s)", f"{big:.1f}  ({rows / big:.0f} rows/s incl. job start)")
+        bench_gateway.per_call(settings, row, figures)
 
         for name in args.labs:
-            lab = get_lab(name)
-            print(f"lab {name}")
-            with SqlClient(settings) as client:
-                t0 = time.monotonic()
-                run = run_lab(settings, lab, solution=True, client=client)
-                one_jvm = time.monotonic() - t0
-                runner_rss = sum(rss_mib(p) or 0 for p in java_children(os.getpid()))
-            jobs = run.job_seconds or 0.0
-            row("steps ok", f"{sum(s.ok for s in run.steps)}/{len(run.steps)}")
-            row("run --solution, one runner JVM: wall (s)", f"{one_jvm:.1f}")
-            row("sum of Flink job durations, REST API (s)", f"{jobs:.1f}  ({len(run.job_ids)} jobs)")
-            row("wall / job time", f"{one_jvm / jobs:.1f}x" if jobs else "n/a")
-            row("runner JVM resident memory (MiB)", f"{runner_rss:.0f}")
+            section(f"lab {name}")
             if args.skip_per_step:
-                continue
-            workspace = settings.workspace(name)
-            sql_client = shutil.which("sql-client.sh") or str(Path(sys.executable).parent / "sql-client.sh")
-            t0 = time.monotonic()
-            for step in lab.steps:
-                for f in step.writes:
-                    (workspace / f).unlink(missing_ok=True)
-                cmd = [sql_client, "-f", step.sql_file]
-                if step.uses_init:
-                    cmd[1:1] = ["-i", lab.init_file]
-                env = {**os.environ, "FLINKLAB_STATE_DIR": str(settings.state_dir)}
-                with open(workspace / f"{step.id}.bench.out", "w") as out:
-                    subprocess.run(cmd, cwd=workspace, stdout=out, stderr=subprocess.STDOUT, env=env, check=False)
-            per_step = time.monotonic() - t0
-            row("same steps, one sql-client.sh JVM per step: wall (s)", f"{per_step:.1f}")
-            row("per-step JVMs / one JVM", f"{per_step / one_jvm:.2f}x")
+                with SqlClient(settings) as client:
+                    t0 = time.monotonic()
+                    run = run_lab(settings, get_lab(name), solution=True, client=client)
+                    wall = time.monotonic() - t0
+                figure("flinklab run --solution (s)", wall, run.job_seconds, "its Flink jobs")
+            else:
+                bench_gateway.lab_per_step(settings, name, row, figures)
+        bench_gateway.gateway_memory(settings, row, figures, " after the labs")
+        if args.learners:
+            section("concurrent sessions")
+            bench_gateway.concurrent_sessions(settings, args.learners, row, figures)
+            bench_gateway.gateway_memory(settings, row, figures, f" after {args.learners} learners")
 
         status = backend.status()
-        print("cluster memory")
+        section("cluster memory")
         record = read_record(settings)
         pids: dict[str, int] = {}
         if record and record.backend == "local":
@@ -185,9 +154,9 @@ def main() -> int:
         row("jobs finished / failed", f"{status.jobs_finished} / {status.jobs_failed}")
     finally:
         t0 = time.monotonic()
-        backend.down()
-        print("cluster")
-        row("flink-down (s)", f"{time.monotonic() - t0:.1f}")
+        bring_down(settings)
+        section("cluster")
+        figure("flink-down (s)", time.monotonic() - t0)
         shutil.rmtree(root, ignore_errors=True)
     return 0
 
