@@ -5,8 +5,9 @@ Format, as Flink's own runner reads it (`SqlScriptReader`, non-multi-statement m
 
 - Lines starting with `#` and blank lines before a statement are its comment (`--` lines are part of the SQL).
 - A statement runs from its first line to the first line whose trimmed text ends with `;`.
-- The expected output follows, up to a line starting with `!` (the marker: `!ok`, `!info`, `!error`, `!warning`;
-  the gateway's files use `!output` first). The marker names the colour the real client printed the block in.
+- The expected output follows, up to a line starting with `!` (the marker: `!ok`, `!info`, `!error`, `!warning`),
+  which names the colour the real client printed the block in. (The multi-statement form, with `!output` between a
+  statement and its block, as in flink-sql-gateway's files, is not read here; no file kept here uses it.)
 - Before parsing, `$VAR_...` placeholders are replaced in the whole file (`StringUtils.replaceEach`): temp dirs
   (`$VAR_STREAMING_PATH`, `$VAR_BATCH_PATH`, `...2`), the cluster (`$VAR_REST_PORT`, `$VAR_JOBMANAGER_RPC_ADDRESS`),
   the generated UDF jar (`$VAR_UDF_JAR_PATH`, `_DASH`, `_SPACE`, `$VAR_PIPELINE_JARS_URL`) and test-only connector
@@ -65,6 +66,9 @@ _NODE_ID = re.compile(r'"id" : \d+')
 _CTAS = re.compile(r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?TABLE\b.*\bAS\s+(?:SELECT|WITH|VALUES)\b",
                    re.IGNORECASE | re.DOTALL)
 _REPLAYED_HEADS = ("SET", "RESET", "CREATE", "DROP", "ALTER", "USE", "LOAD", "UNLOAD", "ADD", "REMOVE")
+
+
+MARK_KINDS = ("skip", "xfail", "flaky")
 
 
 class QFormatError(ValueError):
@@ -163,9 +167,10 @@ def q_files() -> list[str]:
 
 @dataclass(frozen=True)
 class Mark:
-    """A case left out (`skip`) or known to differ today (`xfail`), with why."""
+    """A case left out (`skip`), known to differ today (`xfail`), or known to differ only sometimes (`flaky`: an
+    intermittent bug, which a strict xfail cannot hold), with why."""
 
-    kind: str  #: "skip" or "xfail"
+    kind: str  #: "skip", "xfail" or "flaky"
     index: int
     sql: str  #: a substring of the case's statement, so an entry cannot silently move to another case
     reason: str
@@ -181,12 +186,13 @@ class FileRules:
 
 
 def load_rules(path: Path = SKIPS_FILE) -> dict[str, FileRules]:
-    """skips.yaml: per file, `skip:` and `xfail:` entries (`case`, `sql`, `reason`) and `version_skew:` rewrites."""
+    """skips.yaml: per file, `skip:`, `xfail:` and `flaky:` entries (`case`, `sql`, `reason`) and `version_skew:`
+    rewrites."""
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     rules: dict[str, FileRules] = {}
     for file, spec in (data.get("files") or {}).items():
         marks: dict[int, Mark] = {}
-        for kind in ("skip", "xfail"):
+        for kind in MARK_KINDS:
             for entry in spec.get(kind) or []:
                 mark = Mark(kind, int(entry["case"]), str(entry["sql"]), str(entry.get("reason", "")).strip())
                 if not mark.reason:
