@@ -22,6 +22,7 @@ from qfiles import (
     echo,
     expected_block,
     is_error_block,
+    load_intermittent,
     load_q,
     load_rules,
     normalize_actual,
@@ -114,7 +115,9 @@ def test_every_skip_and_xfail_entry_names_its_case_and_says_why() -> None:
     assert set(rules) <= set(q_files())
     for name, file_rules in rules.items():
         assert check_rules(load_q(name), file_rules) == [], name
-        assert all(mark.reason and mark.kind in ("skip", "xfail", "flaky") for mark in file_rules.marks.values())
+        assert all(mark.reason and mark.kind in ("skip", "xfail") for mark in file_rules.marks.values())
+    intermittent = load_intermittent()
+    assert [bug.error for bug in intermittent] == ["java.lang.NullPointerException: metadataHandlerProvider"]
 
 
 def test_a_rule_pointing_at_the_wrong_case_is_reported(tmp_path: Path) -> None:
@@ -126,6 +129,9 @@ def test_a_rule_pointing_at_the_wrong_case_is_reported(tmp_path: Path) -> None:
     bad.write_text("files:\n  set.q:\n    xfail:\n      - {case: 4, sql: 'foo'}\n")
     with pytest.raises(QFormatError, match="without a reason"):
         load_rules(bad)
+    bad.write_text("intermittent:\n  - {error: 'java.lang.NullPointerException'}\n")
+    with pytest.raises(QFormatError, match="needs an error text and a reason"):
+        load_intermittent(bad)
 
 
 def test_version_skew_rewrites_only_the_expected_text_of_old_files() -> None:
