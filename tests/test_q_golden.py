@@ -64,6 +64,7 @@ def sql_client_env(settings: Settings) -> dict[str, str]:
     env.update(
         FLINKLAB_STATE_DIR=str(settings.state_dir),
         FLINKLAB_REST_PORT=str(settings.rest_port),
+        FLINKLAB_GATEWAY_PORT=str(settings.gateway_port),
         FLINKLAB_WORKSPACE=str(settings.workspace_root),
         FLINKLAB_DATA_DIR=str(settings.data_dir),
         PYTHONPATH=os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]),

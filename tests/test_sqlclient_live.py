@@ -144,7 +144,8 @@ def test_query_without_tableau_mode_is_rejected_like_the_real_client(
     out = io.StringIO()
     result = run_invocation(sql_client, out, init_files=[workdir / "ddl.sql"], script_file=script)
     assert not result.ok
-    assert result.statements[-1].job_id is None  # rejected before a job was submitted
+    job = result.statements[-1].job_id  # submitted, as by the real client, then cancelled by the rejection
+    assert job and wait_finished(FlinkRest(sql_client.cluster_url), job) == "CANCELED"
     assert out.getvalue().endswith(
         "Flink SQL> SELECT COUNT(*) FROM orders;\n"
         "[ERROR] Could not execute SQL statement. Reason:\n"

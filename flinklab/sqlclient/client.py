@@ -6,9 +6,9 @@ except with `embedded`, where a gateway is started in-process for this one invoc
 
 Departures from the real client, all on purpose: each statement is echoed after its `Flink SQL> ` prompt (the
 real client's dumb terminal glues echoes unpredictably); an INSERT's job is waited for before the next statement
-and a failed job is reported as an `[ERROR]`; a query that the real client would reject in `-f` mode for its
-result mode is rejected before a job is submitted when the statement plainly is a query; a failing `-i`
-statement prints the `[ERROR]` block.
+and a failed job is reported as an `[ERROR]`; a failing `-i` statement prints the `[ERROR]` block. As in the
+real client, a query in `-f` mode without the TABLEAU result mode is rejected after the gateway accepted it (its
+job is cancelled when the operation is closed), so the planner's own errors come first.
 """
 
 from __future__ import annotations
@@ -294,8 +294,6 @@ class ClientSession:
             elif init:
                 self.api.configure_session(self.handle, statement)
             else:
-                if kind == "query" and not interactive:
-                    self._check_tableau()  # before a job is submitted: the statement plainly is a query
                 self._execute(statement, printer, outcome, started, interactive)
             if kind in ("set", "reset"):
                 self._refresh_conf()
