@@ -180,10 +180,12 @@ class Session:
             rows.close()
 
     def _remove_jar(self, tenv: Any, operation: Any) -> ResultSource:
-        """REMOVE JAR, which Flink's gateway does itself (TableEnvironment.executeSql has no such operation)."""
+        """REMOVE JAR, which Flink's gateway does itself (TableEnvironment.executeSql has no such operation, and a
+        class loader cannot forget a jar): the session's environment is built again without it."""
         path = str(operation.getPath())
-        tenv.getResourceManager().unregisterJarResource(path)
         self._catalog_log = [s for s in self._catalog_log if not _is_add_jar(s, path)]
+        self._tenv = None
+        self.env()
         return StaticRows.ok()
 
     def kind(self, op: Any) -> str:
