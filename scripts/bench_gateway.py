@@ -166,6 +166,10 @@ def concurrent_sessions(settings: Settings, n: int, row: Row, figures: dict) -> 
             with lock:
                 latencies.extend(step.seconds for step in run.steps if step.ran)
                 graded.append((len(report.results) - len(report.failures), len(report.results)))
+                failed_steps = [f"{s.step.id}: {s.error}" for s in run.steps if not s.ok]
+                if report.failures:
+                    errors.append(f"learner {i}: failed checks {[f.name for f in report.failures][:4]}; "
+                                  f"failed steps {failed_steps[:2]}")
         except Exception as exc:  # noqa: BLE001 - reported below
             with lock:
                 errors.append(f"learner {i}: {type(exc).__name__}: {exc}")
@@ -189,5 +193,5 @@ def concurrent_sessions(settings: Settings, n: int, row: Row, figures: dict) -> 
         figures.update(concurrent_step_p50_s=p50, concurrent_step_p95_s=p95)
         row(f"{n} learners at once: one step (an sql-client.sh call), p50 / p95 (s)", f"{p50:.1f} / {p95:.1f}")
     row(f"{n} learners at once: wall (s)", f"{wall:.1f}")
-    for error in errors[:3]:
-        row("  error", error[:200])
+    for error in errors[:5]:
+        row("  problem", error[:300])
