@@ -49,6 +49,7 @@ class StepRun:
     job_ids: list[str] = field(default_factory=list)
     statements: int = 0
     error: str = ""  # the first error line, or why the step was skipped
+    partial_file: Path | None = None  # what an interrupted step printed (its STEP.out was left unchanged)
 
     @property
     def status(self) -> str:
@@ -128,15 +129,23 @@ def run_step(client: SqlClient, lab: Lab, step: Step, workspace: Path, progress:
                 listener=_StepListener(step, progress),
             )
     except FlinklabError as exc:
+        # Not the step's output: a previous complete STEP.out stays; what was printed is kept aside, by a name
+        # no one takes for a finished output.
         run.seconds = time.monotonic() - started
         run.error = exc.message
-        if tmp.exists():
-            tmp.replace(run.out_file)  # keep what was printed before the failure, as the shell would
+        run.partial_file = _keep_partial(tmp, run.out_file)
         raise _StepAborted(run, exc) from exc
+    except OSError as exc:  # the workspace is full, or became unwritable
+        tmp.unlink(missing_ok=True)
+        raise OutputWriteError(run.out_file, exc) from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    tmp.replace(run.out_file)
+    try:
+        tmp.replace(run.out_file)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise OutputWriteError(run.out_file, exc) from None
     run.seconds = time.monotonic() - started
     run.statements = len(result.statements)
     run.job_ids = list(result.job_ids)
@@ -152,11 +161,44 @@ def run_step(client: SqlClient, lab: Lab, step: Step, workspace: Path, progress:
     return run
 
 
+class OutputWriteError(FlinklabError):
+    """A step's output (or report.json) could not be written; the previous file, if any, is left as it was."""
+
+    def __init__(self, path: Path, exc: OSError):
+        super().__init__(f"Cannot write {path}: {exc.strerror or exc}; the previous {path.name}, if any, is "
+                         f"unchanged.", f"Free some space in {path.parent} (or fix its permissions) and run again.")
+
+
+def _keep_partial(tmp: Path, out_file: Path) -> Path | None:
+    """Move a step's interrupted output to `STEP.out.partial` (None when nothing was printed)."""
+    try:
+        if tmp.stat().st_size == 0:
+            tmp.unlink()
+            return None
+        partial = out_file.with_name(out_file.name + ".partial")
+        tmp.replace(partial)
+        return partial
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        return None
+
+
 class _StepAborted(Exception):
     def __init__(self, run: StepRun, cause: FlinklabError):
         super().__init__(cause.message)
         self.run = run
         self.cause = cause
+
+
+def _cluster_gone(aborted: _StepAborted) -> ClusterError:
+    """The one-line error of a run whose cluster or gateway went away during step `aborted.run`."""
+    run = aborted.run
+    kept = f"; what it printed is in {run.partial_file.name}" if run.partial_file else ""
+    return ClusterError(
+        f"{aborted.cause.message.rstrip('.')}: the run stopped at step {run.step.id} ({run.out_file.name} is "
+        f"unchanged{kept}; no report written).",
+        aborted.cause.hint or "Repair the cluster with `flink-up`, then run again.",
+    )
 
 
 def job_durations(settings: Settings, job_ids: list[str]) -> dict[str, float | None]:
@@ -183,7 +225,12 @@ def write_report(lab: Lab, workspace: Path, run: LabRun) -> None:
         return
     text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
     written = InstallResult(workspace=workspace)
-    write_keeping_backup(workspace / lab.report_file, text, written)
+    path = workspace / lab.report_file
+    try:
+        write_keeping_backup(path, text, written)
+    except OSError as exc:  # a full workspace: no half-written report.json (a replaced one was backed up first)
+        path.with_name(f".{path.name}.tmp").unlink(missing_ok=True)
+        raise OutputWriteError(path, exc) from None
     run.report_path = workspace / lab.report_file
     if written.backups:
         run.report_backup = written.backups[0][1]
@@ -233,9 +280,8 @@ def run_lab(
 
         client = SqlClient(settings)
     try:
-        cluster_gone = ""
         for step in steps:
-            reason = skip_reason.get(step.id) or (f"not run: {cluster_gone}" if cluster_gone else "")
+            reason = skip_reason.get(step.id)
             if reason:
                 step_run = StepRun(step=step, out_file=workspace / step.out_file, error=reason)
             else:
@@ -245,7 +291,9 @@ def run_lab(
                 except _StepAborted as aborted:
                     step_run = aborted.run
                     if isinstance(aborted.cause, ClusterError):
-                        cluster_gone = aborted.cause.message  # later steps would only wait and fail
+                        # later steps would only wait and fail, and a report would grade a half-run lab
+                        progress.step_finished(step_run)
+                        raise _cluster_gone(aborted) from None
             run.steps.append(step_run)
             progress.step_finished(step_run)
     finally:
