@@ -8,15 +8,17 @@ but the learner runs every file anyway.
 
 from __future__ import annotations
 
+import _thread
 import json
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from flinklab.cluster.base import resolve_rest_url
 from flinklab.cluster.rest import FlinkRest, RestUnavailable
-from flinklab.errors import ClusterError, FlinklabError, UsageError
+from flinklab.errors import ClusterError, FlinklabError, NoClusterError, UsageError
 from flinklab.labs.base import Lab, Step
 from flinklab.labs.solution import InstallResult, install_solution, write_keeping_backup
 from flinklab.settings import Settings
@@ -104,6 +106,51 @@ class _StepListener:
         self.progress.statement_finished(self.step, outcome)
 
 
+class ClusterWatch:
+    """While a step runs, poll the cluster's REST endpoint; when it stops answering (a dead JobManager), interrupt
+    the step at once instead of letting the gateway's client retry for minutes, and say so (`gone`).
+
+    The interrupt is a KeyboardInterrupt raised in the main thread (`_thread.interrupt_main`); run_step turns it
+    into NoClusterError when `gone` is set. Off when the step does not run in the main thread or the cluster's URL
+    is unknown (a gateway named by URL)."""
+
+    POLL_SECONDS = 1.0
+    MISSES = 3  # consecutive unanswered polls: one slow answer of a busy JobManager is not a death
+
+    def __init__(self, rest_url: str | None, on_gone: Callable[[], None] = lambda: None):
+        self.rest_url = rest_url
+        self.on_gone = on_gone  # called before the interrupt (e.g. to make the client's clean-up calls short)
+        self.gone = False
+        self._stop = threading.Event()
+        self._fire = threading.Lock()  # stopping and firing exclude each other: no interrupt after __exit__
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> ClusterWatch:
+        if self.rest_url and threading.current_thread() is threading.main_thread():
+            self._thread = threading.Thread(target=self._watch, name="flinklab-cluster-watch", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._fire:
+            self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _watch(self) -> None:
+        rest = FlinkRest(str(self.rest_url), timeout=self.POLL_SECONDS * 2)
+        misses = 0
+        while not self._stop.wait(self.POLL_SECONDS):
+            misses = 0 if rest.is_up() else misses + 1
+            if misses >= self.MISSES:
+                with self._fire:
+                    if not self._stop.is_set():
+                        self.gone = True
+                        self.on_gone()
+                        _thread.interrupt_main()
+                return
+
+
 def select_steps(lab: Lab, only: str | None) -> list[Step]:
     """The steps a run covers: just `only` (an unknown id is a UsageError), else all of them."""
     return [lab.step(only)] if only else list(lab.steps)
@@ -119,15 +166,22 @@ def run_step(client: SqlClient, lab: Lab, step: Step, workspace: Path, progress:
     init_files = [workspace / lab.init_file] if step.uses_init else []
     tmp = run.out_file.with_name(f".{run.out_file.name}.tmp")
     started = time.monotonic()
+    watch = ClusterWatch(getattr(client, "cluster_url", None), on_gone=lambda: client.api.shorten_timeout(2.0))
     try:
-        with tmp.open("w", encoding="utf-8", newline="") as out:
-            result = run_invocation(
-                client,
-                out,
-                init_files=init_files,
-                script_file=workspace / step.sql_file,
-                listener=_StepListener(step, progress),
-            )
+        try:
+            with watch, tmp.open("w", encoding="utf-8", newline="") as out:
+                result = run_invocation(
+                    client,
+                    out,
+                    init_files=init_files,
+                    script_file=workspace / step.sql_file,
+                    listener=_StepListener(step, progress),
+                )
+        except (KeyboardInterrupt, FlinklabError):
+            if not watch.gone:
+                raise  # a real Ctrl-C, or the step's own error
+            # whatever the interrupted clean-up said (the gateway's calls time out now), the cause is the cluster
+            raise NoClusterError(str(watch.rest_url)) from None
     except FlinklabError as exc:
         # Not the step's output: a previous complete STEP.out stays; what was printed is kept aside, by a name
         # no one takes for a finished output.
