@@ -23,7 +23,7 @@ import pytest
 from conftest import free_port, make_settings
 
 from flinklab.cluster.base import ClusterRecord, read_record, record_path, write_record
-from flinklab.cluster.lifecycle import WAITING_MESSAGE, bring_down
+from flinklab.cluster.lifecycle import WAITING_MESSAGE, bring_down, bring_up
 from flinklab.cluster.local import LocalDetails, find_ours, is_ours
 from flinklab.cluster.rest import FlinkRest
 from flinklab.gateway import process as gateway
@@ -221,6 +221,7 @@ def test_jobmanager_killed_during_flinklab_run(own: Settings) -> None:
     """The JobManager dies while `flinklab run` streams a step: one line, exit 2, the learner's SQL and previous
     output unchanged, what was printed kept aside as STEP.out.partial, no report; `flink-up` repairs the cluster
     and the gateway works on it."""
+    bring_up(own)  # (already running after the test above: a no-op)
     workspace = own.workspace("windows")
     workspace.mkdir(parents=True, exist_ok=True)
     files = {"ddl.sql": ENDLESS_DDL, "tumble.sql": ENDLESS_QUERY, "tumble.out": PREVIOUS_OUT}
@@ -262,6 +263,7 @@ def test_gateway_killed_mid_query(own: Settings) -> None:
     """SIGKILL the gateway while `sql-client.sh` streams an unbounded query: the client says so in one line
     (exit 2, the gateway's URL, `flink-up`); `flink-up` restarts the gateway and cancels the orphaned query's job,
     which nothing could ever read again; the new gateway answers."""
+    bring_up(own)  # (already running after the tests above: a no-op)
     workspace = own.workspace("faults-gateway")
     workspace.mkdir(parents=True, exist_ok=True)
     (workspace / "ddl.sql").write_text(ENDLESS_DDL)
@@ -272,7 +274,8 @@ def test_gateway_killed_mid_query(own: Settings) -> None:
                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         job = wait_for(lambda: running_jobs(own), 120, "the query's job to run")[0]
-        time.sleep(1.0)  # rows are flowing to the client
+        seen: list[str] = []
+        read_until(client, "| +I |", seen, timeout=120)  # rows are flowing to the client
         jvms = gateway_jvms(own)
         assert len(jvms) == 1, jvms
         os.kill(before.pid, signal.SIGKILL)  # the gateway process, as an OOM kill or a crash would
@@ -282,7 +285,6 @@ def test_gateway_killed_mid_query(own: Settings) -> None:
             client.kill()
     assert client.returncode == 2, (out[-500:], err)
     assert_one_clear_line(err, own.gateway_url, "flink-up")
-    assert "| +I |" in out
 
     wait_for(lambda: not gateway_jvms(own), 30, "the dead gateway's JVM to exit")  # its stdin closed: it exits
     rest = FlinkRest(read_record(own).rest_url)
@@ -331,6 +333,7 @@ def test_full_workspace_gives_a_clear_error_and_no_output_looking_complete(
     from flinklab.labs.solution import install_solution
     from flinklab.labs.windows import LAB
 
+    bring_up(own)  # (already running after the tests above: a no-op)
     settings = own.with_overrides(workspace_root=full_workspace)
     install_solution(settings, LAB)
     workspace = settings.workspace("windows")
