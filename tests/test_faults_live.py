@@ -177,13 +177,17 @@ def decoy() -> Iterator[subprocess.Popen]:
 
 @pytest.mark.parametrize("moment", ["starting the JobManager", "waiting for the REST"])
 def test_ctrl_c_during_flink_up_leaves_nothing_behind(own: Settings, moment: str) -> None:
-    """SIGINT to `flink-up` while the JVMs start, and while it waits for readiness: exit 130, and no JVM, no
-    gateway, no record of that state dir is left (the next `flink-up` works: see the next test)."""
+    """SIGINT to `flink-up` while the JVMs start (Flink's scripts still forking), and while it waits for
+    readiness (JVMs running, REST not answering yet): exit 130, and no JVM, no gateway, no record of that state
+    dir is left (the next `flink-up` works: see the next test)."""
     up = spawn(own, "flink-up")
     seen: list[str] = []
     try:
         read_until(up, moment, seen)
-        time.sleep(0.5)  # well inside that moment: the JVMs are forking / REST does not answer yet
+        if moment.startswith("waiting"):
+            wait_for(lambda: find_ours(conf_dir(own)), 60, "a JVM of the cluster")
+        else:
+            time.sleep(0.3)
         up.send_signal(signal.SIGINT)
         rest = up.communicate(timeout=120)[0]
     finally:

@@ -132,7 +132,9 @@ def _bring_up_locked(settings: Settings, say: ProgressFn, with_gateway: bool) ->
         with _no_interrupt():
             if wants_gateway and not had_gateway:
                 gateway.stop(settings)  # also one interrupted before its pid file was written
-            if fresh_cluster and (isinstance(exc, KeyboardInterrupt) or not isinstance(exc, ClusterError)):
+            # Ctrl-C (or a bug) after a fresh start: nothing half-started stays. A gateway that failed on its own
+            # (ClusterError) leaves the healthy cluster running: the next `flink-up` only repairs the gateway.
+            if fresh_cluster and not isinstance(exc, ClusterError):
                 say("interrupted: stopping the cluster this flink-up started")
                 stop_cluster(settings)
         raise
