@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from flinklab.errors import UsageError
 from flinklab.labs.fixtures_io import render_csv
 from flinklab.labs.joins import reference as ref
 from flinklab.labs.joins.fixtures import ORDERS, RATES, SHIPMENTS, USERS
@@ -125,6 +126,6 @@ def test_temporal_picks_the_latest_version_not_after_the_order():
 
 
 def test_load_names_a_missing_file(tmp_path: Path):
-    with pytest.raises(FileNotFoundError) as info:
+    with pytest.raises(UsageError) as info:
         ref.load(tmp_path)
-    assert info.value.filename.endswith(".csv")
+    assert "joins_users.csv does not exist" in info.value.message

@@ -1,35 +1,37 @@
-"""Console entry points. Commands live in the modules imported below; see app.py for the shared machinery."""
+"""Console entry points. Commands live in the modules named in app.COMMANDS; see app.py for the shared machinery.
+
+Nothing heavy is imported here: `app` loads its command modules when its commands are first read, and each entry
+point imports only what it runs (so `sql-client.sh --help` and `flinklab check` start without the cluster code).
+"""
 
 from __future__ import annotations
 
 import importlib
+import sys
 
-from flinklab.cli.app import app
-
-# Each module registers its commands on `app`. A module another issue has not delivered yet is simply absent.
-for _name in ("cluster", "sql", "labs", "image", "show"):
-    try:
-        importlib.import_module(f"flinklab.cli.{_name}")
-    except ModuleNotFoundError as _exc:  # pragma: no cover - only while a module is missing
-        if _exc.name != f"flinklab.cli.{_name}":
-            raise
+from flinklab.cli.app import app, run
 
 
 def main() -> None:
-    app()
+    app.load_for(sys.argv[1:])
+    run(app, "flinklab")
 
 
-def _module_main(name: str, fn: str) -> None:
-    getattr(importlib.import_module(f"flinklab.cli.{name}"), fn)()
+def _module_app(module: str, name: str, prog_name: str) -> None:
+    app.load_only([module])  # the module also registers on `app`; that must not import every other module
+    run(getattr(importlib.import_module(f"flinklab.cli.{module}"), name), prog_name)
 
 
 def flink_up_main() -> None:
-    _module_main("cluster", "flink_up_main")
+    _module_app("cluster", "up_app", "flink-up")
 
 
 def flink_down_main() -> None:
-    _module_main("cluster", "flink_down_main")
+    _module_app("cluster", "down_app", "flink-down")
 
 
 def sql_client_main() -> None:
-    _module_main("sql", "sql_client_main")
+    _module_app("sql", "sql_client_app", "sql-client.sh")
+
+
+__all__ = ["app", "flink_down_main", "flink_up_main", "main", "sql_client_main"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import asdict
+from typing import Optional
 
 import typer
 from rich.markup import escape
@@ -20,6 +21,7 @@ from flinklab.cluster.select import cluster_status, log_backend
 from flinklab.cluster.waits import ClusterStartError
 from flinklab.errors import ExitStatus, UsageError
 
+# typer reads the parameter annotations at run time: typing.Optional keeps the commands working on Python 3.9.
 # Numbers are taken as text and checked here, so a bad value is one line + exit 2 like every other user error
 # (typer's own type errors print a multi-line usage box).
 BACKEND_OPT = typer.Option(None, "--backend", metavar="|".join(("auto", *backend_names())),
@@ -46,14 +48,14 @@ def _whole(option: str, value: str | None) -> int | None:
 
 
 def up(
-    backend: str | None = BACKEND_OPT,
-    taskmanagers: str | None = TMS_OPT,
-    slots: str | None = SLOTS_OPT,
-    port: str | None = PORT_OPT,
-    data_dir: str | None = DATA_OPT,
-    workspace: str | None = WORKSPACE_OPT,
-    rest_url: str | None = REST_URL_OPT,
-    gateway_port: str | None = GATEWAY_PORT_OPT,
+    backend: Optional[str] = BACKEND_OPT,
+    taskmanagers: Optional[str] = TMS_OPT,
+    slots: Optional[str] = SLOTS_OPT,
+    port: Optional[str] = PORT_OPT,
+    data_dir: Optional[str] = DATA_OPT,
+    workspace: Optional[str] = WORKSPACE_OPT,
+    rest_url: Optional[str] = REST_URL_OPT,
+    gateway_port: Optional[str] = GATEWAY_PORT_OPT,
 ) -> None:
     """Start (or repair) a Flink session cluster, or attach to a running one (--backend remote --rest-url URL),
     and its SQL gateway; returns when TaskManagers and slots are registered and the gateway answers."""
@@ -168,7 +170,7 @@ def render_status(st: ClusterStatus) -> None:
 
 
 def logs(
-    component: str | None = typer.Argument(
+    component: Optional[str] = typer.Argument(
         None, metavar="COMPONENT", help="jobmanager | taskmanager | taskmanager-N | gateway (default: cluster)."
     ),
     follow: bool = typer.Option(False, "--follow", "-f", help="Keep printing new lines (Ctrl-C stops)."),

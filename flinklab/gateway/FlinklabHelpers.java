@@ -100,9 +100,10 @@ public class FlinklabWorker {
 }
 
 /**
- * Drains a result iterator on its own thread into JSON lines, one per row:
- * {"k": "+I", "kind": "INSERT", "t": [Flink's text of each field, null for NULL], "j": [Flink's JSON of each]}.
- * Python takes them in pages with take(); one py4j call per page instead of several per row.
+ * Drains a result iterator on its own thread into each row's two encodings of the SQL Gateway protocol:
+ * {"kind":"INSERT","fields":[...flink-json values...]} for rowFormat=JSON, and the same with each field as Flink's
+ * RowDataToStringConverter renders it (null for NULL) for rowFormat=PLAIN_TEXT. Python takes them in pages with
+ * take(): one py4j call per page, and the gateway sends the encoded rows as they are.
  */
 class FlinklabRowPump implements Runnable {
     private final CloseableIterator rows;
@@ -110,7 +111,8 @@ class FlinklabRowPump implements Runnable {
     private final RowDataToJsonConverters.RowDataToJsonConverter[] json;
     private final RowData.FieldGetter[] getters;
     private final ObjectMapper mapper = new ObjectMapper();
-    private final ArrayList ready = new ArrayList();
+    private final ArrayList readyJson = new ArrayList();
+    private final ArrayList readyText = new ArrayList();
     private volatile boolean done = false;
     private volatile Throwable failure = null;
     private volatile boolean closed = false;
@@ -132,25 +134,29 @@ class FlinklabRowPump implements Runnable {
         try {
             while (!closed && rows.hasNext()) {
                 RowData row = (RowData) rows.next();
-                ObjectNode line = mapper.createObjectNode();
-                line.put("k", row.getRowKind().shortString());
-                line.put("kind", row.getRowKind().name());
+                String kind = row.getRowKind().name();
+                ObjectNode asJson = mapper.createObjectNode();
+                ObjectNode asText = mapper.createObjectNode();
+                asJson.put("kind", kind);
+                asText.put("kind", kind);
                 String[] cells = text.convert(row);
-                ArrayNode t = line.putArray("t");
-                ArrayNode j = line.putArray("j");
+                ArrayNode j = asJson.putArray("fields");
+                ArrayNode t = asText.putArray("fields");
                 for (int i = 0; i < cells.length; i++) {
                     Object field = getters[i].getFieldOrNull(row);
                     if (field == null) {
-                        t.addNull();
                         j.addNull();
+                        t.addNull();
                     } else {
-                        t.add(cells[i]);
                         j.add(json[i].convert(mapper, null, field));
+                        t.add(cells[i]);
                     }
                 }
-                String encoded = mapper.writeValueAsString(line);
-                synchronized (ready) {
-                    ready.add(encoded);
+                String encodedJson = mapper.writeValueAsString(asJson);
+                String encodedText = mapper.writeValueAsString(asText);
+                synchronized (readyJson) {
+                    readyJson.add(encodedJson);
+                    readyText.add(encodedText);
                 }
             }
         } catch (Throwable t) {
@@ -162,18 +168,30 @@ class FlinklabRowPump implements Runnable {
         }
     }
 
-    /** Up to max rows, newline-separated ("" when none is ready). */
+    /**
+     * Up to max rows: "N\n" then the JSON-format rows joined by commas, a \u0001, and the PLAIN_TEXT-format rows
+     * joined by commas ("0\n\u0001" when none is ready). JSON escapes control characters, so \u0001 only separates.
+     */
     public String take(int max) {
-        synchronized (ready) {
-            int n = Math.min(max, ready.size());
-            if (n == 0) {
-                return "";
-            }
+        synchronized (readyJson) {
+            int n = Math.min(max, readyJson.size());
             StringBuilder out = new StringBuilder();
+            out.append(n).append('\n');
             for (int i = 0; i < n; i++) {
-                out.append((String) ready.get(i)).append('\n');
+                if (i > 0) {
+                    out.append(',');
+                }
+                out.append((String) readyJson.get(i));
             }
-            ready.subList(0, n).clear();
+            out.append('\u0001');
+            for (int i = 0; i < n; i++) {
+                if (i > 0) {
+                    out.append(',');
+                }
+                out.append((String) readyText.get(i));
+            }
+            readyJson.subList(0, n).clear();
+            readyText.subList(0, n).clear();
             return out.toString();
         }
     }
@@ -183,8 +201,8 @@ class FlinklabRowPump implements Runnable {
         if (!done) {
             return false;
         }
-        synchronized (ready) {
-            return ready.isEmpty();
+        synchronized (readyJson) {
+            return readyJson.isEmpty();
         }
     }
 

@@ -28,6 +28,8 @@ ROW_FORMATS = ("JSON", "PLAIN_TEXT")
 #: How long a fetch waits for rows before it answers NOT_READY (clients poll less; rows go out when they come).
 FETCH_WAIT_SECONDS = 0.5
 PAGE_ROWS = 10_000
+#: Where a page's encoded rows go in the response (a string no JSON value of ours contains)
+_DATA = "\u0000rows\u0000"
 
 
 
@@ -164,17 +166,16 @@ class GatewayApi:
             if source.job_id is not None:
                 body["jobID"] = source.job_id
             body["resultKind"] = source.result_kind
-            body["results"] = {
-                "columns": source.columns,
-                "rowFormat": row_format,
-                "data": [row.as_json(row_format) for row in rows],
-            }
+            body["results"] = {"columns": source.columns, "rowFormat": row_format, "data": _DATA}
         if result_type != "EOS":
             next_token = token + 1 if result_type == "PAYLOAD" else token
             query = "" if version == "v1" else f"?rowFormat={row_format}"
             body["nextResultUri"] = (f"/{version}/sessions/{p['session']}/operations/{p['operation']}/result/"
                                      f"{next_token}{query}")
-        return JSONResponse(body)
+        # the rows come encoded from the JVM: spliced in as they are, not parsed and encoded again
+        text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+        text = text.replace(json.dumps(_DATA), rows.data(row_format), 1)
+        return Response(text, media_type="application/json")
 
 
 def complete(session: Any, statement: str, position: int) -> list[str]:

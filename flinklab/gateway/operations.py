@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Callable
 
 from flinklab.gateway.errors import SQL_EXECUTION_EXCEPTION, wrapped
-from flinklab.gateway.results import ResultSource, Row
+from flinklab.gateway.results import EMPTY, Page, ResultSource
 
 TERMINAL = ("FINISHED", "CANCELED", "CLOSED", "ERROR", "TIMEOUT")
 
@@ -47,7 +47,7 @@ class Operation:
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._token = 0
-        self._page: list[Row] | None = None  # the rows of the current token, kept for a repeated fetch
+        self._page: Page | None = None  # the rows of the current token, kept for a repeated fetch
         self._page_eos = False
         self._thread = threading.Thread(target=self._run, name=f"flinklab-op-{self.handle[:8]}", daemon=True)
 
@@ -119,7 +119,7 @@ class Operation:
     def error_text(self) -> str | None:
         return self._error
 
-    def fetch(self, token: int, max_rows: int = 10_000, wait: float = 0.0) -> tuple[str, list[Row]]:
+    def fetch(self, token: int, max_rows: int = 10_000, wait: float = 0.0) -> tuple[str, Page]:
         """(resultType, rows) for `token`, with Flink's ResultFetcher semantics: NOT_READY while the statement
         runs (same token next), then PAYLOAD pages (maybe empty while a streaming job produces nothing; the
         previous token re-sends the last page) and EOS. Raises OperationError when the statement failed."""
@@ -132,7 +132,7 @@ class Operation:
                 raise FetchError(f"Can not fetch results from the {self.handle} in {self.status} status.")
             source = self._source
             if source is None:
-                return "NOT_READY", []
+                return "NOT_READY", EMPTY
             if token == self._token - 1 and self._page is not None:
                 return ("EOS" if self._page_eos else "PAYLOAD"), self._page
             if token != self._token:
@@ -140,15 +140,15 @@ class Operation:
                 raise FetchError(f"Expecting token to be {expected}, but found {token}.")
         rows = source.take(max_rows)
         deadline = time.monotonic() + wait
-        while not rows and not source.finished() and time.monotonic() < deadline:
+        while not rows.count and not source.finished() and time.monotonic() < deadline:
             time.sleep(0.01)
             rows = source.take(max_rows)
-        failure = source.failure() if not rows else None
+        failure = source.failure() if not rows.count else None
         if failure is not None:
             self._set("ERROR", self._failed(failure, "Error while retrieving result."))
             raise OperationError(self._error or "")
-        if not rows and source.finished():
-            return "EOS", []
+        if not rows.count and source.finished():
+            return "EOS", EMPTY
         with self._lock:
             self._page, self._page_eos = rows, False
             self._token += 1

@@ -22,14 +22,20 @@ def string_column(name: str) -> dict[str, Any]:
     return {"name": name, "logicalType": dict(STRING_TYPE), "comment": None}
 
 
-@dataclass
-class Row:
-    kind: str  # INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE
-    text: list[str | None]  # PLAIN_TEXT fields (None = SQL NULL)
-    typed: list[Any]  # JSON fields
+@dataclass(frozen=True)
+class Page:
+    """Rows ready to send, already encoded in both row formats (the JSON arrays' items, comma-joined)."""
 
-    def as_json(self, row_format: str) -> dict[str, Any]:
-        return {"kind": self.kind, "fields": self.typed if row_format == "JSON" else self.text}
+    count: int
+    json_rows: str  # rowFormat=JSON: {"kind": ..., "fields": [typed values]}
+    text_rows: str  # rowFormat=PLAIN_TEXT: {"kind": ..., "fields": [Flink's text, null for NULL]}
+
+    def data(self, row_format: str) -> str:
+        """The `data` array of a result, as JSON text."""
+        return "[" + (self.json_rows if row_format == "JSON" else self.text_rows) + "]"
+
+
+EMPTY = Page(0, "", "")
 
 
 class ResultSource:
@@ -60,7 +66,7 @@ class ResultSource:
     def has_job(self) -> bool:
         return self.job_id is not None and not self.is_query
 
-    def take(self, max_rows: int) -> list[Row]:
+    def take(self, max_rows: int) -> Page:
         """Up to `max_rows` rows that are ready now (maybe none)."""
         raise NotImplementedError
 
@@ -82,16 +88,17 @@ class StaticRows(ResultSource):
     def __init__(self, columns: list[dict[str, Any]], rows: list[list[str | None]], *, result_kind: str =
                  "SUCCESS_WITH_CONTENT"):
         super().__init__(columns, result_kind=result_kind, is_query=False)
-        self._rows = [Row("INSERT", list(r), list(r)) for r in rows]
+        self._rows = [json.dumps({"kind": "INSERT", "fields": list(r)}, ensure_ascii=False) for r in rows]
 
     @staticmethod
     def ok() -> StaticRows:
         """Flink's `OK` result of a statement without content (TableResultImpl.TABLE_RESULT_OK)."""
         return StaticRows([string_column("result")], [["OK"]], result_kind="SUCCESS")
 
-    def take(self, max_rows: int) -> list[Row]:
+    def take(self, max_rows: int) -> Page:
         page, self._rows = self._rows[:max_rows], self._rows[max_rows:]
-        return page
+        joined = ",".join(page)  # all STRING columns: both formats are the same
+        return Page(len(page), joined, joined)
 
     def finished(self) -> bool:
         return not self._rows
@@ -105,13 +112,13 @@ class PumpedRows(ResultSource):
         self._pump = jvm.row_pump(result)
         self._done = False
 
-    def take(self, max_rows: int) -> list[Row]:
-        text = str(self._pump.take(max_rows))
-        rows = []
-        for line in text.splitlines():
-            data = json.loads(line)
-            rows.append(Row(data["kind"], data["t"], data["j"]))
-        return rows
+    def take(self, max_rows: int) -> Page:
+        head, _, rest = str(self._pump.take(max_rows)).partition("\n")
+        count = int(head)
+        if count == 0:
+            return EMPTY
+        json_rows, _, text_rows = rest.partition("\x01")
+        return Page(count, json_rows, text_rows)
 
     def finished(self) -> bool:
         if not self._done:

@@ -37,7 +37,8 @@ def build_service(rest_url: str | None, state_dir: Path, idle_timeout: float = D
     from flinklab.gateway.jvm import Jvm, launch_gateway
     from flinklab.settings import Settings
 
-    settings = Settings.from_env(state_dir=state_dir)
+    # the backend is not the gateway's business (and one registered only in flink-up's process is unknown here)
+    settings = Settings.from_env(state_dir=state_dir, backend="auto")
     jvm = Jvm(launch_gateway(settings))
     target = rest_url or (lambda: resolve_rest_url(settings))
     service = GatewayService(jvm, GatewayConfig(target, idle_timeout, check_interval))

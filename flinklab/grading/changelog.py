@@ -9,20 +9,23 @@ final value").
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
 
+from flinklab.errors import FlinklabError
 from flinklab.grading.parse import ResultTable
 
 _ADD = ("+I", "+U")
 _REMOVE = ("-U", "-D")
 
 
-class MissingColumnError(KeyError):
-    """A key column the caller asked for is not in the printed table."""
+class MissingColumnError(FlinklabError, KeyError):
+    """A key column the caller asked for is not in the printed table (a KeyError too, for callers that skip a
+    field whose column is missing)."""
 
     def __init__(self, column: str, columns: Sequence[str]):
-        super().__init__(column)
         self.column = column
         self.columns = list(columns)
+        super().__init__(str(self))
 
     def __str__(self) -> str:
         return f"the output has no column {self.column!r} (columns: {', '.join(self.columns) or 'none'})"
@@ -37,18 +40,20 @@ def final_rows(table: ResultTable) -> list[dict[str, str | None]]:
     """The rows that remain after applying the changelog, in the order they were (last) added."""
     if table.ops is None:
         return table.records()
-    alive: list[tuple] = []
-    for op, row in zip(table.ops, table.rows):
+    # One pass: rows alive by sequence number (a dict keeps insertion order), and for each distinct row the stack
+    # of its alive sequence numbers, so a retraction finds the most recent equal row without a scan.
+    alive: dict[int, tuple] = {}
+    positions: dict[tuple, list[int]] = {}
+    for seq, (op, row) in enumerate(zip(table.ops, table.rows)):
         values = tuple(row)
         if op in _ADD:
-            alive.append(values)
+            alive[seq] = values
+            positions.setdefault(values, []).append(seq)
         elif op in _REMOVE:
-            # Remove the most recent equal row; a retraction of a row never seen is ignored.
-            for idx in range(len(alive) - 1, -1, -1):
-                if alive[idx] == values:
-                    del alive[idx]
-                    break
-    return [dict(zip(table.columns, values)) for values in alive]
+            stack = positions.get(values)
+            if stack:  # a retraction of a row never seen is ignored
+                del alive[stack.pop()]
+    return [dict(zip(table.columns, values)) for values in alive.values()]
 
 
 def fold_by_key(table: ResultTable, key: Sequence[str]) -> dict[tuple, dict[str, str | None]]:
@@ -59,12 +64,14 @@ def fold_by_key(table: ResultTable, key: Sequence[str]) -> dict[tuple, dict[str,
         if column not in table.columns:
             raise MissingColumnError(column, table.columns)
     index = [table.columns.index(column) for column in key]
-    folded: dict[tuple, dict[str, str | None]] = {}
+    pick = itemgetter(*index)
+    single = len(index) == 1
+    last: dict[tuple, list] = {}  # rows, not dicts: only the survivors become dicts
     for op, row in zip(_ops(table), table.rows):
-        k = tuple(row[i] for i in index)
+        k = (pick(row),) if single else pick(row)
         if op in _ADD:
-            folded.pop(k, None)  # re-insert so dict order = order of the last update
-            folded[k] = dict(zip(table.columns, row))
+            last.pop(k, None)  # re-insert so dict order = order of the last update
+            last[k] = row
         elif op == "-D":
-            folded.pop(k, None)
-    return folded
+            last.pop(k, None)
+    return {k: dict(zip(table.columns, row)) for k, row in last.items()}

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from flinklab.grading.checks import CheckResult, failed
+from flinklab.grading.files import MAX_OUTPUT_BYTES, FileReadError, MissingFileError, read_text
 from flinklab.grading.parse import ParsedOutput, ResultTable, parse_output
-from flinklab.grading.values import as_decimal
+from flinklab.grading.values import as_decimal, clip
 
 #: How much of an error's reason a message quotes.
 REASON_LIMIT = 400
@@ -47,17 +48,22 @@ def error_line(reason: str, limit: int = REASON_LIMIT) -> str:
 
 
 def read_step(workspace: Path, out_file: str) -> StepOutput:
-    """Parse `workspace/out_file` (CRLF normalised); say what is wrong when it holds no result table."""
-    path = Path(workspace) / out_file
+    """Parse `workspace/out_file` (read by the one reader: bounded, UTF-8, CRLF normalised); say what is wrong
+    when it cannot be read or holds no (well-formed) result table."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
-    except FileNotFoundError:
+        text = read_text(Path(workspace) / out_file, limit=MAX_OUTPUT_BYTES, label=out_file)
+    except MissingFileError:
         return StepOutput(out_file, error=f"{out_file} does not exist", missing=True)
+    except FileReadError as exc:
+        return StepOutput(out_file, error=str(exc).rstrip("."))
     parsed = parse_output(text)
     if parsed.errors:
         return StepOutput(out_file, parsed=parsed, error=f"{out_file} shows an error: {error_line(parsed.errors[0])}")
     if parsed.table is None:
         return StepOutput(out_file, parsed=parsed, error=f"{out_file} holds no result table")
+    if parsed.table.problem:
+        return StepOutput(out_file, parsed=parsed,
+                          error=f"{out_file} holds a malformed result table ({parsed.table.problem})")
     return StepOutput(out_file, table=parsed.table, parsed=parsed)
 
 
@@ -67,7 +73,7 @@ def format_number(value: Any, *, keep_zeros: bool = False) -> str:
     else as its str."""
     number = as_decimal(value)
     if number is None:
-        return "NULL" if value is None else str(value)
+        return "NULL" if value is None else clip(str(value))
     if keep_zeros or number != number.to_integral_value():
         return format(number, "f")
     return format(number.normalize(), "f")

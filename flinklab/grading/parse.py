@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 NULL_CELL = "<NULL>"
 CHANGE_OPS = frozenset({"+I", "-U", "+U", "-D"})
 
-# A border ends its line; whatever precedes it is a glued statement echo.
+# A border ends its line; whatever precedes it is a glued statement echo (found by `_border_start`, which is
+# linear in the line's length where a regex search would backtrack quadratically on a long run of `+-`).
 _BORDER = re.compile(r"\+(?:-+\+)+[ \t]*$")
 _ROW = re.compile(r"^\|.*\|[ \t]*$")
 _FOOTER = re.compile(
-    r"(?:(?P<batch>\d+) rows? in set"
+    r"(?:(?<!\d)(?P<batch>\d+) rows? in set"  # the lookbehind keeps a long run of digits linear
     r"|(?P<empty>Empty set)"
     r"|(?P<terminated>Query terminated, received a total of \d+ rows?)"
     r"|Received a total of (?P<stream>\d+) rows?)"
@@ -42,6 +43,7 @@ class ResultTable:
     rows: list[list[str | None]]  # cell texts, stripped; None where the cell was <NULL>
     ops: list[str] | None = None  # per row "+I"/"-U"/"+U"/"-D" in streaming; None in batch (no op column)
     footer_rows: int | None = None  # the count the footer states; None when no footer was printed (truncated)
+    problem: str = ""  # why the table is malformed (a row whose cells do not fit the header); "" when it is not
 
     @property
     def streaming(self) -> bool:
@@ -84,13 +86,26 @@ def parse_output(text: str) -> ParsedOutput:
     i = 0
     while i < len(lines):
         line = lines[i]
-        border = _BORDER.search(line)
-        if border and _is_table_start(lines, i):
-            table, i = _read_table(lines, i, border.start())
+        start = _border_start(line)
+        if start is not None and _is_table_start(lines, i):
+            table, i = _read_table(lines, i, start)
             out.tables.append(table)
             continue
         i = _read_line(lines, i, out)
     return out
+
+
+def _border_start(line: str) -> int | None:
+    """Where a border (`+---+--+`) that ends `line` starts, or None: the first `+` after the last `++` of the
+    trailing run of `+`/`-`, which must hold a `-` and end with `+` (the regex `_BORDER`, without backtracking)."""
+    text = line.rstrip(" \t")
+    if not text.endswith("-+"):
+        return None
+    run_start = len(text.rstrip("+-"))
+    tail = text[run_start:]
+    doubled = tail.rfind("++")
+    offset = doubled + 1 if doubled >= 0 else tail.find("+")
+    return run_start + offset if "-" in tail[offset:] else None
 
 
 def _is_table_start(lines: list[str], i: int) -> bool:
@@ -127,8 +142,7 @@ def _read_line(lines: list[str], i: int, out: ParsedOutput) -> int:
     if other:
         out.errors.append(other.group(1).strip())
         return i + 1
-    footer = _FOOTER.search(line)
-    if footer and footer.group("empty"):
+    if "Empty set" in line:
         # `Empty set` draws no table at all.
         out.tables.append(ResultTable(columns=[], rows=[], ops=None, footer_rows=0))
     return i + 1
@@ -148,19 +162,29 @@ def _read_table(lines: list[str], i: int, offset: int) -> tuple[ResultTable, int
     """Read a table whose first border starts at column `offset` of line `i`; return it and the next index."""
     border = lines[i][offset:].rstrip()
     widths = [len(seg) - 2 for seg in border.strip("+").split("+")]
-    header = _split_row(lines[i + 1].strip(), widths) or []
+    header = _split_row(lines[i + 1].strip(), widths)
+    problem = "" if header is not None else \
+        f"line {i + 2}: the header's cells do not fit the border's {len(widths)} columns"
+    header = header or []
     i += 3  # border, header, border
     rows: list[list[str]] = []
+    slices = _cell_slices(widths)
     while i < len(lines):
-        row = _split_row(lines[i].strip(), widths)
+        line = lines[i].strip()
+        row = _split_row(line, widths, slices)
         if row is None:
-            break  # the closing border, a footer, or a row cut off mid-way
+            # the closing border, a footer, or a row cut off mid-way (the file's last line); a `| ... |` line
+            # that does not fit and is followed by more is a malformed table (a header with one cell too many)
+            if not problem and _ROW.match(line) and i + 1 < len(lines) and lines[i + 1].strip():
+                cells = len(line[1:-1].split("|"))
+                problem = f"line {i + 1}: a row of {cells} cells under a header of {len(widths)}"
+            break
         rows.append(row)
         i += 1
     if i < len(lines) and _BORDER.fullmatch(lines[i].strip()):
         i += 1  # closing border (absent for a streaming result of 0 rows, and when output was cut off)
     footer_rows = None
-    if i < len(lines):
+    if i < len(lines) and (" row" in lines[i] or "Empty set" in lines[i]):  # cheap test before the regex
         footer = _FOOTER.search(lines[i])
         if footer:
             footer_rows = _footer_count(footer)
@@ -169,9 +193,12 @@ def _read_table(lines: list[str], i: int, offset: int) -> tuple[ResultTable, int
     if header and header[0] == "op" and all(row[0] in CHANGE_OPS for row in rows):
         ops = [row[0] for row in rows]
         header = header[1:]
-        rows = [row[1:] for row in rows]
-    cells = [[None if cell == NULL_CELL else cell for cell in row] for row in rows]
-    return ResultTable(columns=header, rows=cells, ops=ops, footer_rows=footer_rows), i
+        for row in rows:
+            del row[0]  # in place: a changelog can hold millions of rows
+    for row in rows:
+        if NULL_CELL in row:
+            row[:] = [None if cell == NULL_CELL else cell for cell in row]
+    return ResultTable(columns=header, rows=rows, ops=ops, footer_rows=footer_rows, problem=problem), i
 
 
 def _footer_count(match: re.Match) -> int | None:
@@ -182,20 +209,26 @@ def _footer_count(match: re.Match) -> int | None:
     return int(match.group("batch") or match.group("stream"))
 
 
-def _split_row(line: str, widths: list[int]) -> list[str] | None:
+def _split_row(line: str, widths: list[int], slices: list[slice] | None = None) -> list[str] | None:
     """Cells of `| a | b |`: by the border's column widths when they fit (a cell may hold `|`), else by `|`.
 
-    None when the line is not a whole row of this table.
+    None when the line is not a whole row of this table. `slices` are the cells' positions (`_cell_slices`),
+    computed once per table.
     """
-    if not _ROW.match(line):
+    if len(line) < 2 or line[0] != "|" or line[-1] != "|":  # `_ROW` on a stripped line, without a regex
         return None
-    expected = sum(w + 3 for w in widths) + 1
-    if len(line) == expected:
-        cells, pos = [], 1
-        for width in widths:
-            cells.append(line[pos + 1 : pos + 1 + width].strip())
-            pos += width + 3
-        return cells
+    slices = slices if slices is not None else _cell_slices(widths)
+    if slices and len(line) == slices[-1].stop + 2:  # the row is as wide as the border
+        return [line[cut].strip() for cut in slices]
     # Wide (e.g. CJK) characters take two columns on screen, so positions shift: split on the separators.
     cells = [cell.strip() for cell in line[1:-1].split("|")]
     return cells if len(cells) == len(widths) else None
+
+
+def _cell_slices(widths: list[int]) -> list[slice]:
+    """Where each cell's text is in a row whose columns have `widths` (`| ` before a cell, ` |` after it)."""
+    slices, pos = [], 1
+    for width in widths:
+        slices.append(slice(pos + 1, pos + 1 + width))
+        pos += width + 3
+    return slices

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from flinklab.errors import FlinklabError
+from flinklab.grading.files import MAX_JSON_BYTES, FileReadError, MissingFileError, read_text
 
 
 class PlanError(FlinklabError):
@@ -44,33 +45,53 @@ class Plan:
         return [node for node in self.nodes if node.get("state")]
 
 
+class MalformedPlanError(PlanError, ValueError):
+    """A node is not as COMPILE PLAN writes it (a ValueError too, for callers that catch the plain kinds)."""
+
+
 def state_entries(node: dict[str, Any]) -> list[StateEntry]:
-    """The node's `state` list ([] when it has none)."""
+    """The node's `state` list ([] when it has none); MalformedPlanError when it is not a list of
+    `{"index": int, ...}` objects."""
+    raw_entries = node.get("state") or []
+    if not isinstance(raw_entries, list):
+        raise MalformedPlanError(f"the state of node {node.get('id', '?')} is not a list.",
+                                 "Compile the plan again (COMPILE PLAN writes it; do not edit it by hand).")
     entries = []
-    for raw in node.get("state") or []:
-        entries.append(
-            StateEntry(
-                index=int(raw.get("index", -1)), ttl=str(raw.get("ttl", "")), name=str(raw.get("name", ""))
-            )
-        )
+    for raw in raw_entries:
+        index = raw.get("index", -1) if isinstance(raw, dict) else None
+        if not isinstance(index, int) or isinstance(index, bool):
+            raise MalformedPlanError(f"a state entry of node {node.get('id', '?')} is not as COMPILE PLAN writes "
+                                     "it.", "Compile the plan again (do not edit it by hand).")
+        entries.append(StateEntry(index=index, ttl=str(raw.get("ttl", "")), name=str(raw.get("name", ""))))
     return entries
+
+
+def dig(node: Any, *keys: str) -> Any:
+    """`node[k1][k2]...`, or None where a level is missing or not an object (a plan edited by hand)."""
+    for key in keys:
+        if not isinstance(node, dict):
+            return None
+        node = node.get(key)
+    return node
 
 
 def load_plan(path: Path | str) -> Plan:
     """Load a plan JSON; PlanError says what is wrong with the file."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+        text = read_text(path, limit=MAX_JSON_BYTES, label=path.name)
+    except MissingFileError:
         raise PlanError(
             f"{path.name} does not exist.", "Run the step that compiles it (COMPILE PLAN ...)."
         ) from None
-    except OSError as exc:
-        raise PlanError(f"{path.name} cannot be read: {exc.strerror or exc}.") from None
+    except FileReadError as exc:
+        raise PlanError(exc.message, exc.hint or "Delete it and compile the plan again.") from None
     try:
         data = json.loads(text)
     except ValueError as exc:
-        raise PlanError(f"{path.name} is not valid JSON ({exc}).", "Compile the plan again.") from None
+        raise PlanError(f"{path.name} is not valid JSON ({str(exc)[:200]}).", "Compile the plan again.") from None
+    except RecursionError:
+        raise PlanError(f"{path.name} is nested too deeply to be a compiled plan.", "Compile the plan again.") from None
     if not isinstance(data, dict) or not isinstance(data.get("nodes"), list):
         raise PlanError(
             f"{path.name} is JSON but not a compiled plan (no `nodes` list).",

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import shutil
 import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from rich.console import Console
@@ -108,18 +112,76 @@ def report_junit(report: GradeReport) -> ET.ElementTree:
     return ET.ElementTree(root)
 
 
-def _write(path: Path, data: bytes) -> None:
+def _resolved(path: Path) -> Path:
+    try:
+        return path.expanduser().resolve()
+    except (OSError, RuntimeError):  # a symlink loop: compare it as written
+        return path.expanduser().absolute()
+
+
+def _suffix(option: str) -> str:
+    """The file ending an example in a hint uses: `--junit` -> .xml, `--html` -> .html, else .json."""
+    return {"--junit": ".xml", "--html": ".html"}.get(option, ".json")
+
+
+def refuse_lab_files(outputs: Mapping[str, Path | None], lab_files: Iterable[Path]) -> None:
+    """Before grading: UsageError when an output option (`--json FILE`, ...) names a file the lab reads or the
+    learner writes (report.json, an output, a SQL file, a plan, a lab CSV), or a directory. Grading results never
+    replace the learner's work; other existing files are backed up when written (see :func:`write_output`)."""
+    protected = {_resolved(p): p for p in lab_files}
+    for option, path in outputs.items():
+        if path is None:
+            continue
+        owner = protected.get(_resolved(path))
+        if owner is not None:
+            raise UsageError(
+                f"{option} {path} would overwrite {owner}, a file of the lab that the grader reads.",
+                f"Write the grading result to a file of its own, e.g. {option} {path.parent / 'grade'}"
+                f"{_suffix(option)}.",
+            )
+        if path.is_dir():
+            raise UsageError(f"{option} {path} is a directory.", f"Give a file name, e.g. {option} {path / 'grade'}"
+                             f"{_suffix(option)}.")
+
+
+def _written_by_flinklab(path: Path) -> bool:
+    """A previous grading result (JSON or JUnit written here), which is simply replaced."""
+    from flinklab.grading.files import FileReadError, read_text
+
+    try:
+        text = read_text(path, limit=64 << 20)
+    except FileReadError:
+        return False
+    return ('"max_score"' in text and '"tests"' in text) or ("<testsuites" in text and 'name="flinklab.' in text)
+
+
+def write_output(path: Path, data: bytes) -> Path | None:
+    """Write a grading result whole (via a temporary name, so no half-written file is left); an existing file
+    that is not a previous grading result is first copied to `FILE.bak-TIMESTAMP`, which is returned."""
+    from flinklab.labs.solution import backup_path
+
+    backup = None
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        if path.is_file() and not _written_by_flinklab(path):
+            backup = backup_path(path)
+            shutil.copy2(path, backup)
+        tmp.write_bytes(data)
+        tmp.replace(path)
     except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
         raise UsageError(f"Cannot write {path}: {exc.strerror or exc}.", "Choose a writable path.") from None
+    return backup
 
 
-def write_json(report: GradeReport, path: Path) -> None:
-    _write(path, (json.dumps(report_json(report), indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+def write_json(report: GradeReport, path: Path) -> Path | None:
+    """Gradescope-style JSON to `path`; the backup of a file that was there (see :func:`write_output`)."""
+    return write_output(path, (json.dumps(report_json(report), indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
-def write_junit(report: GradeReport, path: Path) -> None:
+def write_junit(report: GradeReport, path: Path) -> Path | None:
+    """JUnit XML to `path`; the backup of a file that was there (see :func:`write_output`)."""
     root = report_junit(report).getroot()
-    _write(path, ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n")
+    return write_output(path, ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n")

@@ -12,8 +12,9 @@ from decimal import Decimal
 from typing import Any
 
 from flinklab.grading.checks import CheckResult, failed, passed
+from flinklab.grading.files import MAX_JSON_BYTES, FileReadError
 from flinklab.grading.outputs import format_number
-from flinklab.grading.values import numbers_close
+from flinklab.grading.values import as_decimal, clip, numbers_close
 from flinklab.labs.base import GradingContext
 
 STEP = "report"
@@ -24,13 +25,18 @@ HintFor = Callable[[str, Any, Mapping[str, Any]], str]
 
 def load_report(ctx: GradingContext) -> tuple[dict[str, Any] | None, str]:
     """report.json as a dict, or None and the one-sentence problem (missing, not JSON, not an object)."""
-    text = ctx.read("report.json")
+    try:
+        text = ctx.read("report.json", limit=MAX_JSON_BYTES)
+    except FileReadError as exc:
+        return None, str(exc)
     if text is None:
         return None, "report.json does not exist."
     try:
         report = json.loads(text)
-    except ValueError as exc:
-        return None, f"report.json is not valid JSON ({exc})."
+    except ValueError as exc:  # also a number too long to convert
+        return None, f"report.json is not valid JSON ({clip(str(exc), 200)})."
+    except RecursionError:
+        return None, "report.json is nested too deeply to be a report."
     if not isinstance(report, dict):
         return None, "report.json is not a JSON object."
     return report, ""
@@ -71,13 +77,20 @@ def report_field_checks(
                                   step=STEP))
             continue
         got = report[field]
-        # bool is an int in Python, never a number in the report
+        # bool is an int in Python, never a number in the report; NaN and Infinity parse as floats but are no
+        # number a field can hold (and a number too long for a message is none either)
         if field in integer_fields:
             type_ok, type_name = isinstance(got, int) and not isinstance(got, bool), "a whole number"
         else:
             type_ok, type_name = isinstance(got, (int, float)) and not isinstance(got, bool), "a number"
-        if not type_ok:
-            results.append(failed(name, 1, f"expected {type_name} ({format_number(want)}); found {json.dumps(got)}.",
+        if type_ok and as_decimal(got) is None:
+            results.append(failed(name, 1, f"expected {type_name} ({format_number(want)}); found "
+                                  f"{clip(json.dumps(got))}, which is not a finite number of sensible size.",
+                                  f"Write {field} as a plain JSON number (NaN and Infinity are not numbers).",
+                                  step=STEP))
+        elif not type_ok:
+            results.append(failed(name, 1, f"expected {type_name} ({format_number(want)}); found "
+                                  f"{clip(json.dumps(got))}.",
                                   f"Write {field} as {type_name}, not {type(got).__name__}.", step=STEP))
         elif numbers_close(want, got, tolerance):
             results.append(passed(name, 1, step=STEP))

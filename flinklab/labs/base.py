@@ -56,12 +56,14 @@ class GradingContext:
     workspace: Path
     data_dir: Path
 
-    def read(self, name: str) -> str | None:
-        """A saved file's text (CRLF normalised), or None when it does not exist."""
-        path = self.workspace / name
+    def read(self, name: str, limit: int | None = None) -> str | None:
+        """A saved file's text (UTF-8, CRLF normalised, at most `limit` bytes), or None when it does not exist.
+        Raises FileReadError (one line naming the file) when it exists but cannot be read as text."""
+        from flinklab.grading import files
+
         try:
-            return path.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
-        except FileNotFoundError:
+            return files.read_text(self.workspace / name, limit=limit or files.MAX_OUTPUT_BYTES, label=name)
+        except files.MissingFileError:
             return None
 
 
@@ -92,6 +94,13 @@ class Lab:
             f"Lab {self.name!r} has no step {step_id!r}.",
             f"Steps: {', '.join(s.id for s in self.steps)}.",
         )
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """Every workspace file the lab reads or the learner writes: SQL, outputs, compiled plans, the report."""
+        names = [*self.solution_files, *(s.out_file for s in self.steps), *(w for s in self.steps for w in s.writes),
+                 self.report_file]
+        return tuple(dict.fromkeys(names))
 
     @property
     def solution_files(self) -> tuple[str, ...]:

@@ -8,6 +8,7 @@ watermark-driven joins drop it unpredictably.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
@@ -49,8 +50,14 @@ def fmt(ts: datetime) -> str:
     return ts.strftime(TIME_FORMAT)
 
 
+_TIME = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}")
+
+
 def parse_time(text: str) -> datetime:
-    return datetime.strptime(text, TIME_FORMAT)
+    """`yyyy-MM-dd HH:mm:ss` (ValueError otherwise); fromisoformat is many times faster than strptime."""
+    if _TIME.fullmatch(text):
+        return datetime.fromisoformat(text)
+    return datetime.strptime(text, TIME_FORMAT)  # raises the ValueError that says what does not match
 
 
 @dataclass

@@ -6,7 +6,7 @@ measured) directly, so a wrong query cannot agree with it by accident.
 
 from __future__ import annotations
 
-import csv
+from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from flinklab.labs.base import Rows
+from flinklab.labs.fixtures_io import Column, decimal_cell, read_csv, text_cell, time_cell
 from flinklab.labs.joins.fixtures import FILES, ORDERS, RATES, SHIPMENTS, USERS, parse_time
 
 INTERVAL = timedelta(hours=2)
@@ -65,12 +66,23 @@ def from_rows(files: dict[str, Rows]) -> JoinsData:
 
 
 def load(data_dir: Path) -> JoinsData:
-    """Read the four CSVs (no header) from the data dir. Raises FileNotFoundError naming a missing file."""
-    files: dict[str, Rows] = {}
-    for name in FILES:
-        with open(Path(data_dir) / name, newline="", encoding="utf-8") as fh:
-            files[name] = [tuple(row) for row in csv.reader(fh) if row]
-    return from_rows(files)
+    """Read the four CSVs (no header) from the data dir, typed. FlinklabError (one line naming the file, line and
+    column) when one is missing, unreadable or holds a value of the wrong type."""
+    time = time_cell(parse_time)
+    columns: dict[str, tuple[Column, ...]] = {
+        USERS: (("user_id", text_cell), ("tier", text_cell), ("signup_time", time)),
+        ORDERS: (("order_id", text_cell), ("user_id", text_cell), ("currency", text_cell), ("amount", decimal_cell),
+                 ("order_time", time)),
+        SHIPMENTS: (("ship_id", text_cell), ("order_id", text_cell), ("ship_time", time)),
+        RATES: (("currency", text_cell), ("rate", decimal_cell), ("update_time", time)),
+    }
+    rows = {name: read_csv(Path(data_dir) / name, columns[name]) for name in FILES}
+    return JoinsData(
+        users=[User(*row) for row in rows[USERS]],
+        orders=[Order(*row) for row in rows[ORDERS]],
+        shipments=[Shipment(*row) for row in rows[SHIPMENTS]],
+        rates=[Rate(*row) for row in rows[RATES]],
+    )
 
 
 # ---- one function per step ---------------------------------------------------------------------------------
@@ -134,11 +146,13 @@ def temporal(data: JoinsData) -> dict[str, tuple[str, Decimal, Decimal]]:
     latest version with update_time <= order_time (a change in the same second counts). Orders before their
     currency's first rate have no version and drop out of the inner join."""
     versions = _versions(data)
+    times = {c: [r.update_time for r in vs] for c, vs in versions.items()}
     rows = {}
     for o in data.orders:
-        valid = [r for r in versions.get(o.currency, []) if r.update_time <= o.order_time]
+        # the number of versions with update_time <= order_time (a binary search: versions are sorted by time)
+        valid = bisect_right(times.get(o.currency, []), o.order_time)
         if valid:
-            rate = valid[-1].rate
+            rate = versions[o.currency][valid - 1].rate
             rows[o.order_id] = (o.currency, rate, o.amount * rate)
     return rows
 

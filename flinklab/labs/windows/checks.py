@@ -12,7 +12,6 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from flinklab.errors import UsageError
 from flinklab.grading.changelog import final_rows
 from flinklab.grading.checks import CheckResult, failed, passed
 from flinklab.grading.outputs import StepChecks, error_line, format_number, read_step, run_hint
@@ -232,6 +231,8 @@ def _hop_reversed_check(ctx: GradingContext) -> CheckResult:
     out = read_step(ctx.workspace, "hop_reversed.out")
     if out.missing:
         return failed(name, 1, "hop_reversed.out does not exist.", run_hint("windows", step), step=step)
+    if out.parsed is None:  # the file is there but cannot be read as text
+        return failed(name, 1, f"{out.error}.", "Run the step again so that it writes the file anew.", step=step)
     reasons = out.errors
     if any("integral multiple of slide" in r for r in reasons):
         return passed(name, 1, step=step)
@@ -389,14 +390,7 @@ def _report_checks(ctx: GradingContext, orders: list[ref.Order]) -> list[CheckRe
 
 def checks(ctx: GradingContext) -> list[CheckResult]:
     """Every requirement of the windows lab, graded from the saved files against the CSV."""
-    path = Path(ctx.data_dir) / FILE
-    try:
-        orders = ref.load_orders(path)
-    except FileNotFoundError:
-        raise UsageError(
-            f"The windows data is not in {ctx.data_dir}: {FILE} is missing.",
-            "Run `flink-up` (it provisions the data dir) or point FLINKLAB_DATA_DIR at the lab's CSVs.",
-        ) from None
+    orders = ref.load_orders(Path(ctx.data_dir) / FILE)  # FlinklabError naming the file when it cannot be read
     return [
         *_tumble_checks(ctx, orders),
         *_tumble_agg_checks(ctx, orders),

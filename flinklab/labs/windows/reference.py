@@ -12,13 +12,14 @@ Times are epoch milliseconds of the wall-clock value (TIMESTAMP(3) has no time z
 from __future__ import annotations
 
 import calendar
-import csv
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
+
+from flinklab.labs.fixtures_io import decimal_cell, int_cell, read_csv, time_cell
 
 MS = 1
 SECOND = 1000 * MS
@@ -62,9 +63,15 @@ def parse_rows(rows: Iterable[Sequence[str]]) -> list[Order]:
     return out
 
 
+#: windows_orders.csv's columns, typed (the same reader and messages as every lab's CSV)
+COLUMNS = (("order_id", int_cell), ("shop", str.strip), ("amount", decimal_cell),
+           ("order_time", time_cell(to_ms, "yyyy-MM-dd HH:mm:ss[.SSS]")))
+
+
 def load_orders(path: Path) -> list[Order]:
-    with path.open(newline="", encoding="utf-8") as f:
-        return parse_rows(csv.reader(f))
+    """The orders of the lab's CSV; FlinklabError (one line naming the file, line and column) when it is missing,
+    unreadable or holds a value of the wrong type."""
+    return [Order(*row) for row in read_csv(path, COLUMNS)]
 
 
 def window_time(window_end: int) -> int:

@@ -1,0 +1,68 @@
+"""The console scripts import only what the invoked command needs (speed is measured in scripts/bench.py; these
+tests assert which modules are loaded, which is what makes the start fast), and the table that says which module
+registers each command is complete."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from flinklab.cli.app import COMMAND_MODULES, COMMANDS, load_commands
+
+PROJECT = Path(__file__).resolve().parent.parent
+# flinklab.cluster.registry is only names (Settings validates a backend name against it); the rest is heavy.
+HEAVY = ("flinklab.cluster.base", "flinklab.cluster.local", "flinklab.cluster.docker", "flinklab.cluster.rest",
+         "flinklab.cluster.lifecycle", "flinklab.labs.runner", "flinklab.gateway", "docker", "pyflink", "py4j",
+         "httpx", "uvicorn", "starlette")
+
+
+def test_every_registered_command_is_in_the_table():
+    import importlib
+
+    load_commands(COMMAND_MODULES)
+    app = importlib.import_module("flinklab.cli.app").app
+    names = {info.name for info in app.registered_commands} | {info.name for info in app.registered_groups}
+    assert names == set(COMMANDS), "add the command to flinklab.cli.app.COMMANDS"
+    assert set(COMMANDS.values()) <= set(COMMAND_MODULES)
+
+
+def _modules_after(entry: str, prog: str, args: list[str], tmp_path: Path) -> tuple[int, set[str]]:
+    code = (
+        "import json, sys\n"
+        f"sys.argv = [{prog!r}, *{args!r}]\n"
+        f"from flinklab.cli import {entry}\n"
+        "try:\n"
+        f"    {entry}()\n"
+        "except SystemExit as exc:\n"
+        "    status = exc.code\n"
+        "print(json.dumps([status, sorted(sys.modules)]), file=sys.stderr)\n"
+    )
+    env = {"PYTHONPATH": str(PROJECT), "HOME": str(tmp_path), "FLINKLAB_WORKSPACE": str(tmp_path / "ws"),
+           "FLINKLAB_DATA_DIR": str(tmp_path / "data"), "FLINKLAB_STATE_DIR": str(tmp_path / "state"),
+           "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    status, modules = json.loads(done.stderr.strip().splitlines()[-1])
+    return status, set(modules)
+
+
+@pytest.mark.parametrize(("entry", "prog", "args"), [
+    ("main", "flinklab", ["check", "joins"]),
+    ("main", "flinklab", ["check", "--help"]),
+    ("main", "flinklab", ["fixtures", "generate", "--scale", "0"]),
+    ("sql_client_main", "sql-client.sh", ["--help"]),
+])
+def test_commands_without_a_cluster_import_no_cluster_code(entry, prog, args, tmp_path):
+    status, modules = _modules_after(entry, prog, args, tmp_path)
+    assert status in (0, 2)  # help, or a one-line error (no workspace, a bad --scale)
+    heavy = sorted(m for m in modules if m.startswith(HEAVY))
+    assert not heavy, heavy
+
+
+def test_flinklab_help_lists_every_command(tmp_path):
+    status, modules = _modules_after("main", "flinklab", ["--help"], tmp_path)
+    assert status == 0
+    assert {f"flinklab.cli.{m}" for m in COMMAND_MODULES} <= modules

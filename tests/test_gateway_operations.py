@@ -1,0 +1,77 @@
+"""Operations and their result tokens, with rows the gateway makes itself (no JVM): Flink's ResultFetcher rules."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from flinklab.gateway.operations import FetchError, Operation, OperationError
+from flinklab.gateway.results import StaticRows, string_column
+from flinklab.sqlclient.printer import reason_from_server
+
+
+def finished(work, describe=lambda exc: f"x.Boom: {exc}") -> Operation:
+    operation = Operation(work, describe).start()
+    operation.wait(10)
+    operation._thread.join(10)
+    return operation
+
+
+def rows_of(page, row_format: str = "JSON") -> list:
+    return json.loads(page.data(row_format))
+
+
+def test_a_result_is_one_payload_then_eos_and_the_last_page_can_be_fetched_again() -> None:
+    source = StaticRows([string_column("key"), string_column("value")], [["a", "1"], ["b", None]])
+    operation = finished(lambda: source)
+    assert operation.status == "FINISHED"
+    kind, page = operation.fetch(0)
+    assert kind == "PAYLOAD" and rows_of(page) == [{"kind": "INSERT", "fields": ["a", "1"]},
+                                                    {"kind": "INSERT", "fields": ["b", None]}]
+    again_kind, again = operation.fetch(0)  # a client that lost the answer asks for the same token again
+    assert (again_kind, rows_of(again, "PLAIN_TEXT")) == ("PAYLOAD", rows_of(page))
+    assert operation.fetch(1)[0] == "EOS"
+    with pytest.raises(FetchError, match="Expecting token to be 1 or 0, but found 5."):
+        operation.fetch(5)
+
+
+def test_not_ready_while_the_statement_runs() -> None:
+    release = threading.Event()
+
+    def slow() -> StaticRows:
+        release.wait(10)
+        return StaticRows.ok()
+
+    operation = Operation(slow, str).start()
+    kind, page = operation.fetch(0)
+    assert kind == "NOT_READY" and page.count == 0 and operation.status == "RUNNING"
+    release.set()
+    operation.wait(10)
+    kind, page = operation.fetch(0)
+    assert kind == "PAYLOAD" and rows_of(page) == [{"kind": "INSERT", "fields": ["OK"]}]
+
+
+def test_a_failed_statement_is_an_error_at_fetch_with_flinks_cause_chain() -> None:
+    def fails() -> StaticRows:
+        raise RuntimeError("no such table")
+
+    operation = finished(fails)
+    assert operation.status == "ERROR"
+    with pytest.raises(OperationError) as info:
+        operation.fetch(0)
+    text = info.value.text
+    assert text.startswith("org.apache.flink.table.gateway.service.utils.SqlExecutionException: Failed to execute "
+                           f"the operation {operation.handle}.")
+    assert reason_from_server(text) == "x.Boom: no such table"
+
+
+def test_a_finished_operation_cannot_be_cancelled_but_can_be_closed() -> None:
+    operation = finished(StaticRows.ok)
+    with pytest.raises(FetchError, match="from FINISHED to CANCELED"):
+        operation.cancel()
+    operation.close()
+    assert operation.status == "CLOSED"
+    with pytest.raises(FetchError, match="in CLOSED status"):
+        operation.fetch(0)
