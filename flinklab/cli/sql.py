@@ -87,12 +87,30 @@ def run_sql(
 
 def _sql(init: Optional[List[Path]], file: Optional[Path], define: Optional[List[str]], *,
          url: str | None = None, embedded: bool = False) -> None:
-    status = run_sql(
-        list(init or []), file, parse_defines(list(define or [])), stdin=sys.stdin, out=sys.stdout,
-        url=url, embedded=embedded,
-    )
+    try:
+        status = run_sql(
+            list(init or []), file, parse_defines(list(define or [])), stdin=sys.stdin, out=sys.stdout,
+            url=url, embedded=embedded,
+        )
+        sys.stdout.flush()  # here, not at exit: a full disk is then one line, not "Exception ignored"
+    except OSError as exc:  # stdout cannot be written (`> out` on a full disk, a closed pipe)
+        _drop_stdout()
+        raise UsageError(f"Cannot write the output (stdout): {exc.strerror or exc}.",
+                         "Free some space where the output goes, then run again.") from None
     if status != ExitStatus.SUCCESS:
         raise typer.Exit(int(status))
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so what is still buffered cannot fail again when Python exits."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real file behind stdout (tests)
+        pass
 
 
 @command("sql")

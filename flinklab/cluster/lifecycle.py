@@ -9,47 +9,140 @@ in it, not a change to any backend:
 4. `backend.up()` starts, repairs or attaches to the cluster and waits until it is ready;
 5. wait until the gateway answers. A failed cluster start stops the gateway it started; `bring_down` stops the
    gateway before the cluster.
+
+Both hold a lock on `state_dir/flinklab.lock` (fcntl.flock: the kernel drops it when the holder dies), so two
+`flink-up` on one state dir never start two clusters or two gateways: the second waits, then finds the first's
+cluster running. Ctrl-C (or any failure) during a fresh start leaves nothing of it behind: no JVM, no gateway, no
+record. A repaired gateway's orphaned queries (jobs whose results only the dead gateway could fetch) are cancelled.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
+import signal
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from flinklab.cluster.base import ClusterBackend, ProgressFn, RecordUnreadable, UpResult, read_record
 from flinklab.cluster.select import backend_for, stop_cluster
+from flinklab.errors import ClusterError
 from flinklab.gateway import process as gateway
 from flinklab.labs.provision import provision_data
 from flinklab.settings import Settings
+
+WAITING_MESSAGE = "another flink-up is running, waiting…"
 
 
 def _quiet(message: str) -> None:
     """A ProgressFn that says nothing."""
 
 
+def lock_file(settings: Settings) -> Path:
+    return settings.state_dir / "flinklab.lock"
+
+
+@contextlib.contextmanager
+def state_lock(settings: Settings, say: ProgressFn, timeout: float | None = None) -> Iterator[None]:
+    """Hold this state dir's lock; while another `flink-up`/`flink-down` holds it, say so once and wait (at most
+    `timeout` seconds, default: two start-up timeouts), then ClusterError naming the holder's pid."""
+    path = lock_file(settings)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(path, "a+")  # noqa: SIM115 - held for the whole use case
+    except OSError as exc:
+        raise ClusterError(f"The state dir {settings.state_dir} is not writable ({exc.strerror or exc}).",
+                           "Set FLINKLAB_STATE_DIR to a writable directory.") from None
+    with handle:
+        deadline = time.monotonic() + (2 * settings.startup_timeout + 60 if timeout is None else timeout)
+        waiting = False
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if not waiting:
+                    say(WAITING_MESSAGE)
+                    waiting = True
+                if time.monotonic() > deadline:
+                    handle.seek(0)
+                    holder = handle.read().strip() or "?"
+                    raise ClusterError(f"Another flink-up/flink-down (pid {holder}) has held {path} for too long.",
+                                       "Wait for it to finish, or stop it (Ctrl-C in its terminal).") from None
+                time.sleep(0.2)
+        try:
+            handle.seek(0)
+            handle.truncate()
+            handle.write(f"{os.getpid()}\n")
+            handle.flush()
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def _no_interrupt() -> Iterator[None]:
+    """Clean-up must finish: a second Ctrl-C while it runs is ignored (only the main thread can set this)."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: nothing to defer
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def bring_up(settings: Settings, progress: ProgressFn | None = None, *, with_gateway: bool = True) -> UpResult:
     """Choose the backend, provision the lab data where the cluster reads it, start (or attach to) the cluster.
 
     `progress` hears every step, the chosen backend first (`backend: NAME (why)`). `with_gateway=False` (or a
-    gateway port of 0) leaves the SQL gateway alone. Errors are FlinklabErrors
-    (one line); a failed start leaves no record behind (each backend's `up` cleans up what it started)."""
+    gateway port of 0) leaves the SQL gateway alone. Errors are FlinklabErrors (one line); a failed or interrupted
+    start leaves nothing it started behind (each backend's `up` cleans up its part, this its gateway and, when the
+    cluster was started afresh here, the cluster). Another `up`/`down` on the state dir is waited for."""
     say = progress or _quiet
+    with state_lock(settings, say):
+        return _bring_up_locked(settings, say, with_gateway)
+
+
+def _bring_up_locked(settings: Settings, say: ProgressFn, with_gateway: bool) -> UpResult:
     backend, reason = backend_for(settings)
     say(f"backend: {backend.name} ({reason})")
     copied = provision(settings, backend, say)
-    # the gateway needs the cluster's REST endpoint only when a session opens: it starts now, in parallel
-    gateway_proc = gateway.ensure_started(settings) if with_gateway and settings.gateway_port else None
-    if gateway_proc is not None:
-        say(f"starting the SQL gateway on {settings.gateway_url}")
+    gateway_proc = None
+    fresh_cluster = False
+    wants_gateway = with_gateway and bool(settings.gateway_port)
+    had_gateway = wants_gateway and gateway.gateway_state(settings).healthy
     try:
-        result = backend.up(progress=say)
-    except BaseException:
+        # the gateway needs the cluster's REST endpoint only when a session opens: it starts now, in parallel
+        if wants_gateway:
+            gateway_proc = gateway.ensure_started(settings)
         if gateway_proc is not None:
-            gateway.stop(settings)
+            say(f"starting the SQL gateway on {settings.gateway_url}")
+        result = backend.up(progress=say)
+        fresh_cluster = backend.owns_cluster and not result.already_running and not result.repaired
+        if gateway_proc is not None:
+            say("waiting for the SQL gateway")
+            gateway.wait_ready(settings, gateway_proc, settings.startup_timeout)
+    except BaseException as exc:
+        with _no_interrupt():
+            if wants_gateway and not had_gateway:
+                gateway.stop(settings)  # also one interrupted before its pid file was written
+            # Ctrl-C (or a bug) after a fresh start: nothing half-started stays. A gateway that failed on its own
+            # (ClusterError) leaves the healthy cluster running: the next `flink-up` only repairs the gateway.
+            if fresh_cluster and not isinstance(exc, ClusterError):
+                say("interrupted: stopping the cluster this flink-up started")
+                stop_cluster(settings)
         raise
     if gateway_proc is not None:
-        say("waiting for the SQL gateway")
-        gateway.wait_ready(settings, gateway_proc, settings.startup_timeout)
+        if not fresh_cluster:  # the cluster outlived a dead gateway: its queries can never be fetched now
+            cancelled = gateway.cancel_orphaned_queries(result.status.rest_url)
+            if cancelled:
+                say(f"cancelled {len(cancelled)} query job(s) of the dead SQL gateway")
         if result.already_running:
             result.already_running = False
             result.repaired.append("the SQL gateway")
@@ -78,7 +171,13 @@ class DownResult:
 
 
 def bring_down(settings: Settings, say: ProgressFn | None = None) -> DownResult:
-    """Stop what `flink-up` started, or detach from a remote cluster (which keeps running)."""
+    """Stop what `flink-up` started, or detach from a remote cluster (which keeps running). Waits for another
+    `flink-up`/`flink-down` on the state dir first."""
+    with state_lock(settings, say or _quiet):
+        return _bring_down_locked(settings, say)
+
+
+def _bring_down_locked(settings: Settings, say: ProgressFn | None) -> DownResult:
     try:
         record = read_record(settings)
     except RecordUnreadable:

@@ -157,11 +157,12 @@ def process_args(pid: int) -> list[str] | None:
 
 
 def is_ours(pid: int | None, conf_dir: Path) -> bool:
-    """Whether `pid` is alive and one of our cluster's JVMs (its arguments name our config dir)."""
+    """Whether `pid` is alive and one of our cluster's JVMs (`... --configDir CONF_DIR ...`, as Flink's scripts
+    launch them). A process that merely names the config dir (`tail -f conf/config.yaml`, an editor) is not."""
     if not pid:
         return False
-    args = process_args(pid)
-    return bool(args) and any(str(conf_dir) in a for a in args)
+    args = process_args(pid) or []
+    return any(a == "--configDir" and b == str(conf_dir) for a, b in zip(args, args[1:]))
 
 
 def find_ours(conf_dir: Path) -> list[int]:

@@ -42,9 +42,22 @@ def _cmdline(pid: int) -> list[str]:
 
 
 def _ours(pid: int, settings: Settings) -> bool:
-    """Is `pid` this state dir's gateway? (Never signal a process that only inherited a recycled pid.)"""
+    """Is `pid` this state dir's gateway (`python -m flinklab.gateway ... --state-dir DIR`)? Never signal a process
+    that only inherited a recycled pid, or one that merely names the state dir (an editor, `tail -f`)."""
     args = _cmdline(pid)
-    return _MODULE in args and str(settings.state_dir) in args
+    return (
+        _MODULE in args and args.index(_MODULE) > 0 and args[args.index(_MODULE) - 1] == "-m"
+        and "--state-dir" in args[:-1] and args[args.index("--state-dir") + 1] == str(settings.state_dir)
+    )
+
+
+def _strays(settings: Settings) -> list[int]:
+    """Every live gateway process of this state dir (one interrupted before its pid file was written, too)."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return []
+    return [int(p.name) for p in proc.iterdir()
+            if p.name.isdigit() and int(p.name) != os.getpid() and _ours(int(p.name), settings)]
 
 
 def running_pid(settings: Settings) -> int | None:
@@ -105,7 +118,13 @@ def start(settings: Settings, rest_url: str | None = None) -> subprocess.Popen:
     with open(log, "ab") as out:
         proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                 start_new_session=True, close_fds=True)
-    pid_file(settings).write_text(f"{proc.pid}\n")
+    try:
+        pid_file(settings).write_text(f"{proc.pid}\n")
+    except BaseException:  # Ctrl-C or a full disk: a gateway nobody can find must not be left running
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise
     return proc
 
 
@@ -136,20 +155,53 @@ def wait_ready(settings: Settings, proc: subprocess.Popen, timeout: float) -> No
 
 
 def stop(settings: Settings) -> bool:
-    """Stop this state dir's gateway (SIGTERM, then SIGKILL); True when one was running."""
+    """Stop this state dir's gateway (SIGTERM, then SIGKILL to its session, whose JVM goes with it), and any stray
+    of it without a pid file; True when one was running. Only processes whose command line is this state dir's
+    gateway are ever signalled."""
     pid = running_pid(settings)
     pid_file(settings).unlink(missing_ok=True)
-    if pid is None:
-        return False
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + STOP_SECONDS
-    while time.monotonic() < deadline and _ours(pid, settings):
-        time.sleep(0.1)
-    if _ours(pid, settings):
+    pids = sorted({*([pid] if pid is not None else []), *_strays(settings)})
+    for each in pids:
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(pid, signal.SIGKILL)  # its own session: the JVM goes with it
-    return True
+            os.kill(each, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_SECONDS
+    while time.monotonic() < deadline and any(_ours(each, settings) for each in pids):
+        time.sleep(0.1)
+    for each in pids:
+        if _ours(each, settings):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(each, signal.SIGKILL)
+    return bool(pids)
+
+
+#: The sink of a query's job: only the gateway that submitted it can fetch its rows.
+_COLLECT_SINK = "Collect table sink"
+
+
+def cancel_orphaned_queries(rest_url: str) -> list[str]:
+    """Cancel the running query jobs (collect sink) on the cluster at `rest_url`; call it only when the gateway
+    that submitted them is dead (its replacement cannot fetch their rows, so they would run, or wait for a
+    reader, forever). INSERT jobs are left alone: they write their sink without any client. Returns the job ids
+    cancelled; a cluster that does not answer cancels nothing."""
+    import urllib.request
+
+    from flinklab.cluster.rest import FlinkRest, RestUnavailable
+
+    rest = FlinkRest(rest_url)
+    cancelled = []
+    try:
+        jobs = [job for job in rest.jobs() if job.state in ("CREATED", "INITIALIZING", "RUNNING", "RESTARTING")]
+        for job in jobs:
+            vertices = rest.job(job.job_id).get("vertices") or []
+            if not any(_COLLECT_SINK in str(v.get("name", "")) for v in vertices):
+                continue
+            request = urllib.request.Request(f"{rest.base_url}/jobs/{job.job_id}?mode=cancel", method="PATCH")
+            with contextlib.suppress(OSError):
+                urllib.request.urlopen(request, timeout=rest.timeout).close()
+                cancelled.append(job.job_id)
+    except RestUnavailable:
+        pass
+    return cancelled
 
 
 def ensure_started(settings: Settings) -> subprocess.Popen | None:

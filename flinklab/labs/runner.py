@@ -8,15 +8,17 @@ but the learner runs every file anyway.
 
 from __future__ import annotations
 
+import _thread
 import json
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from flinklab.cluster.base import resolve_rest_url
 from flinklab.cluster.rest import FlinkRest, RestUnavailable
-from flinklab.errors import ClusterError, FlinklabError, UsageError
+from flinklab.errors import ClusterError, FlinklabError, NoClusterError, UsageError
 from flinklab.labs.base import Lab, Step
 from flinklab.labs.solution import InstallResult, install_solution, write_keeping_backup
 from flinklab.settings import Settings
@@ -49,6 +51,7 @@ class StepRun:
     job_ids: list[str] = field(default_factory=list)
     statements: int = 0
     error: str = ""  # the first error line, or why the step was skipped
+    partial_file: Path | None = None  # what an interrupted step printed (its STEP.out was left unchanged)
 
     @property
     def status(self) -> str:
@@ -103,6 +106,51 @@ class _StepListener:
         self.progress.statement_finished(self.step, outcome)
 
 
+class ClusterWatch:
+    """While a step runs, poll the cluster's REST endpoint; when it stops answering (a dead JobManager), interrupt
+    the step at once instead of letting the gateway's client retry for minutes, and say so (`gone`).
+
+    The interrupt is a KeyboardInterrupt raised in the main thread (`_thread.interrupt_main`); run_step turns it
+    into NoClusterError when `gone` is set. Off when the step does not run in the main thread or the cluster's URL
+    is unknown (a gateway named by URL)."""
+
+    POLL_SECONDS = 1.0
+    MISSES = 3  # consecutive unanswered polls: one slow answer of a busy JobManager is not a death
+
+    def __init__(self, rest_url: str | None, on_gone: Callable[[], None] = lambda: None):
+        self.rest_url = rest_url
+        self.on_gone = on_gone  # called before the interrupt (e.g. to make the client's clean-up calls short)
+        self.gone = False
+        self._stop = threading.Event()
+        self._fire = threading.Lock()  # stopping and firing exclude each other: no interrupt after __exit__
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> ClusterWatch:
+        if self.rest_url and threading.current_thread() is threading.main_thread():
+            self._thread = threading.Thread(target=self._watch, name="flinklab-cluster-watch", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._fire:
+            self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _watch(self) -> None:
+        rest = FlinkRest(str(self.rest_url), timeout=self.POLL_SECONDS * 2)
+        misses = 0
+        while not self._stop.wait(self.POLL_SECONDS):
+            misses = 0 if rest.is_up() else misses + 1
+            if misses >= self.MISSES:
+                with self._fire:
+                    if not self._stop.is_set():
+                        self.gone = True
+                        self.on_gone()
+                        _thread.interrupt_main()
+                return
+
+
 def select_steps(lab: Lab, only: str | None) -> list[Step]:
     """The steps a run covers: just `only` (an unknown id is a UsageError), else all of them."""
     return [lab.step(only)] if only else list(lab.steps)
@@ -118,25 +166,40 @@ def run_step(client: SqlClient, lab: Lab, step: Step, workspace: Path, progress:
     init_files = [workspace / lab.init_file] if step.uses_init else []
     tmp = run.out_file.with_name(f".{run.out_file.name}.tmp")
     started = time.monotonic()
+    watch = ClusterWatch(getattr(client, "cluster_url", None), on_gone=lambda: client.api.shorten_timeout(2.0))
     try:
-        with tmp.open("w", encoding="utf-8", newline="") as out:
-            result = run_invocation(
-                client,
-                out,
-                init_files=init_files,
-                script_file=workspace / step.sql_file,
-                listener=_StepListener(step, progress),
-            )
+        try:
+            with watch, tmp.open("w", encoding="utf-8", newline="") as out:
+                result = run_invocation(
+                    client,
+                    out,
+                    init_files=init_files,
+                    script_file=workspace / step.sql_file,
+                    listener=_StepListener(step, progress),
+                )
+        except (KeyboardInterrupt, FlinklabError):
+            if not watch.gone:
+                raise  # a real Ctrl-C, or the step's own error
+            # whatever the interrupted clean-up said (the gateway's calls time out now), the cause is the cluster
+            raise NoClusterError(str(watch.rest_url)) from None
     except FlinklabError as exc:
+        # Not the step's output: a previous complete STEP.out stays; what was printed is kept aside, by a name
+        # no one takes for a finished output.
         run.seconds = time.monotonic() - started
         run.error = exc.message
-        if tmp.exists():
-            tmp.replace(run.out_file)  # keep what was printed before the failure, as the shell would
+        run.partial_file = _keep_partial(tmp, run.out_file)
         raise _StepAborted(run, exc) from exc
+    except OSError as exc:  # the workspace is full, or became unwritable
+        tmp.unlink(missing_ok=True)
+        raise OutputWriteError(run.out_file, exc) from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    tmp.replace(run.out_file)
+    try:
+        tmp.replace(run.out_file)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise OutputWriteError(run.out_file, exc) from None
     run.seconds = time.monotonic() - started
     run.statements = len(result.statements)
     run.job_ids = list(result.job_ids)
@@ -152,11 +215,44 @@ def run_step(client: SqlClient, lab: Lab, step: Step, workspace: Path, progress:
     return run
 
 
+class OutputWriteError(FlinklabError):
+    """A step's output (or report.json) could not be written; the previous file, if any, is left as it was."""
+
+    def __init__(self, path: Path, exc: OSError):
+        super().__init__(f"Cannot write {path}: {exc.strerror or exc}; the previous {path.name}, if any, is "
+                         f"unchanged.", f"Free some space in {path.parent} (or fix its permissions) and run again.")
+
+
+def _keep_partial(tmp: Path, out_file: Path) -> Path | None:
+    """Move a step's interrupted output to `STEP.out.partial` (None when nothing was printed)."""
+    try:
+        if tmp.stat().st_size == 0:
+            tmp.unlink()
+            return None
+        partial = out_file.with_name(out_file.name + ".partial")
+        tmp.replace(partial)
+        return partial
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        return None
+
+
 class _StepAborted(Exception):
     def __init__(self, run: StepRun, cause: FlinklabError):
         super().__init__(cause.message)
         self.run = run
         self.cause = cause
+
+
+def _cluster_gone(aborted: _StepAborted) -> ClusterError:
+    """The one-line error of a run whose cluster or gateway went away during step `aborted.run`."""
+    run = aborted.run
+    kept = f"; what it printed is in {run.partial_file.name}" if run.partial_file else ""
+    return ClusterError(
+        f"{aborted.cause.message.rstrip('.')}: the run stopped at step {run.step.id} ({run.out_file.name} is "
+        f"unchanged{kept}; no report written).",
+        aborted.cause.hint or "Repair the cluster with `flink-up`, then run again.",
+    )
 
 
 def job_durations(settings: Settings, job_ids: list[str]) -> dict[str, float | None]:
@@ -183,7 +279,12 @@ def write_report(lab: Lab, workspace: Path, run: LabRun) -> None:
         return
     text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
     written = InstallResult(workspace=workspace)
-    write_keeping_backup(workspace / lab.report_file, text, written)
+    path = workspace / lab.report_file
+    try:
+        write_keeping_backup(path, text, written)
+    except OSError as exc:  # a full workspace: no half-written report.json (a replaced one was backed up first)
+        path.with_name(f".{path.name}.tmp").unlink(missing_ok=True)
+        raise OutputWriteError(path, exc) from None
     run.report_path = workspace / lab.report_file
     if written.backups:
         run.report_backup = written.backups[0][1]
@@ -233,9 +334,8 @@ def run_lab(
 
         client = SqlClient(settings)
     try:
-        cluster_gone = ""
         for step in steps:
-            reason = skip_reason.get(step.id) or (f"not run: {cluster_gone}" if cluster_gone else "")
+            reason = skip_reason.get(step.id)
             if reason:
                 step_run = StepRun(step=step, out_file=workspace / step.out_file, error=reason)
             else:
@@ -245,7 +345,9 @@ def run_lab(
                 except _StepAborted as aborted:
                     step_run = aborted.run
                     if isinstance(aborted.cause, ClusterError):
-                        cluster_gone = aborted.cause.message  # later steps would only wait and fail
+                        # later steps would only wait and fail, and a report would grade a half-run lab
+                        progress.step_finished(step_run)
+                        raise _cluster_gone(aborted) from None
             run.steps.append(step_run)
             progress.step_finished(step_run)
     finally:

@@ -67,6 +67,10 @@ class GatewayClient:
     def close(self) -> None:
         self._http.close()
 
+    def shorten_timeout(self, seconds: float) -> None:
+        """From now on, give up on a call after `seconds` (the cluster died: clean-up calls must not wait long)."""
+        self._http.timeout = httpx.Timeout(seconds)
+
     def _call(self, method: str, path: str, body: Mapping[str, Any] | None = None) -> Any:
         try:
             response = self._http.request(method, path, json=body)
