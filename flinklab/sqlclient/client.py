@@ -410,6 +410,7 @@ def run_invocation(
     printer = Printer(out)
     session = client.new_session(defines)
     total = ScriptResult(ok=True)
+    finished = False  # the script ran to its end or to a failing statement (not cut off by a lost gateway)
     try:
         for path, sql in init_sql:
             result = session.run_init(sql, out, listener=listener)
@@ -427,8 +428,10 @@ def run_invocation(
             total.ok = result.ok
             if result.ok:
                 printer.end_of_file()
+        finished = True
     finally:
-        printer.shutdown()
+        if finished:  # output cut off by a lost gateway or Ctrl-C must not look complete
+            printer.shutdown()
         session.close()
     if not total.ok:
         client.check_cluster()  # a statement that failed because the cluster went away is not the SQL's fault
