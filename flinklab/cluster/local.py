@@ -39,6 +39,7 @@ from flinklab.cluster.base import (
     tm_name,
     write_record,
 )
+from flinklab.cluster.cds import archive_path, cds_options
 from flinklab.cluster.rest import FlinkRest, RestUnavailable
 from flinklab.cluster.waits import (
     JOBMANAGER,
@@ -238,6 +239,7 @@ class LocalBackend:
         self._env: dict[str, str] | None = None  # the scripts' environment, set by preflight (or a repair)
         self._home: Path | None = None  # flink_home(), resolved once
         self._failed: str | None = None  # the component whose process died during a wait
+        self._java: tuple[str, int] | None = None  # (java, major version), checked once
 
     @classmethod
     def usable(cls, settings: Settings) -> tuple[bool, str]:
@@ -327,7 +329,7 @@ class LocalBackend:
     def _preflight(self) -> dict[str, str]:
         """Check Java, the state dir, the REST port; return the environment for Flink's scripts."""
         self._home = flink_home()
-        java, _major = find_java()
+        self._java = java, _major = find_java()
         for path in (self.local_dir, self.log_dir, self.pid_dir, self.tmp_dir):
             try:
                 path.mkdir(parents=True, exist_ok=True)
@@ -445,8 +447,9 @@ class LocalBackend:
 
     def _spawn(self, component: str, script: str) -> subprocess.Popen:
         """Launch one JVM through Flink's script in the foreground mode, detached into its own session."""
-        if self._env is None:  # a repair: no full preflight (the cluster's ports are in use by design)
-            self._env = java_env(find_java()[0])
+        if self._env is None or self._java is None:  # a repair: no full preflight (its ports are in use by design)
+            self._java = find_java()
+            self._env = java_env(self._java[0])
         log_dir = self.log_dir / component
         pid_dir = self.pid_dir / component
         log_dir.mkdir(parents=True, exist_ok=True)
@@ -459,6 +462,7 @@ class LocalBackend:
             "FLINK_PID_DIR": str(pid_dir),
             "FLINK_IDENT_STRING": IDENT,
             "STD_REDIRECT_TO_FILE": "true",  # the JVM's stdout/stderr go to .out/.err next to its log
+            **self._cds_env(component),
         }
         with open(log_dir / "launch.log", "ab") as launch_log:
             proc = subprocess.Popen(
@@ -468,6 +472,20 @@ class LocalBackend:
             )
         self._procs[component] = proc
         return proc
+
+    def _cds_env(self, component: str) -> dict[str, str]:
+        """The class-data-sharing options of `component` (flinklab.cluster.cds) in the scripts' per-component
+        variable; the first TaskManager alone records the TaskManagers' archive (one writer per file)."""
+        assert self._java is not None
+        kind = JOBMANAGER if component == JOBMANAGER else TASKMANAGER
+        cds_dir = self.local_dir / "cds"
+        archive = archive_path(cds_dir, kind, self._java[0], self.home)
+        options = cds_options(archive, self._java[1], record=component in (JOBMANAGER, tm_name(1)))
+        if not options:
+            return {}
+        cds_dir.mkdir(parents=True, exist_ok=True)
+        variable = "FLINK_ENV_JAVA_OPTS_JM" if kind == JOBMANAGER else "FLINK_ENV_JAVA_OPTS_TM"
+        return {variable: f"{(self._env or {}).get(variable, '')} {options}".strip()}  # after the user's own
 
     def _abort_if_dead(self, record: ClusterRecord):
         """An abort check for the waits: a JVM we recorded has exited."""
