@@ -40,6 +40,7 @@ from flinklab.cluster.base import (
     write_record,
 )
 from flinklab.cluster.cds import archive_path, cds_options
+from flinklab.cluster.launch import LaunchCache, launch_key
 from flinklab.cluster.rest import FlinkRest, RestUnavailable
 from flinklab.cluster.waits import (
     JOBMANAGER,
@@ -93,17 +94,32 @@ def find_java(env: dict[str, str] | None = None) -> tuple[str, int]:
             raise ClusterError("Java is not installed (no `java` on PATH, JAVA_HOME unset).",
                                "Install Java 17 (e.g. `apt-get install openjdk-17-jre-headless`) or set JAVA_HOME.")
         java = found
-    try:
-        proc = subprocess.run([java, "-version"], check=False, capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ClusterError(f"Could not run {java} -version: {exc}.", "Check the Java installation.") from None
-    major = parse_java_major(proc.stderr + proc.stdout)
+    major = _release_major(java)  # the JDK's `release` file: no JVM start before the cluster's own
+    if major is None:
+        try:
+            proc = subprocess.run([java, "-version"], check=False, capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise ClusterError(f"Could not run {java} -version: {exc}.", "Check the Java installation.") from None
+        major = parse_java_major(proc.stderr + proc.stdout)
     if major is None:
         raise ClusterError(f"Could not tell the version of {java}.", "Install Java 17 and set JAVA_HOME to it.")
     if major < MIN_JAVA:
         raise ClusterError(f"Java {major} at {java} is too old: Flink {FLINK_VERSION} needs Java 11 or newer.",
                            "Install Java 17 and set JAVA_HOME to it.")
     return java, major
+
+
+def _release_major(java: str) -> int | None:
+    """The major version in the `release` file of the JDK `java` belongs to (JAVA_VERSION="17.0.15"), if any."""
+    try:
+        text = (Path(os.path.realpath(java)).parent.parent / "release").read_text(errors="replace")
+    except OSError:
+        return None
+    m = re.search(r'^JAVA_VERSION="(\d+)(?:\.(\d+))?', text, re.MULTILINE)
+    if not m:
+        return None
+    major = int(m.group(1))
+    return int(m.group(2) or 0) if major == 1 else major
 
 
 def parse_java_major(version_output: str) -> int | None:
@@ -240,6 +256,8 @@ class LocalBackend:
         self._home: Path | None = None  # flink_home(), resolved once
         self._failed: str | None = None  # the component whose process died during a wait
         self._java: tuple[str, int] | None = None  # (java, major version), checked once
+        self._launches = LaunchCache(self.local_dir / "launch")  # the scripts' commands (flinklab.cluster.launch)
+        self._launching: dict[str, tuple[str, dict[str, str], bool]] = {}  # component -> (key, env, replayed)
 
     @classmethod
     def usable(cls, settings: Settings) -> tuple[bool, str]:
@@ -318,7 +336,9 @@ class LocalBackend:
             wait_until(rest, RestAnswers() & NewTaskManagers(before, len(dead_tms)),
                        timeout=self.settings.startup_timeout, diagnostics=self._diagnostics,
                        abort=self._abort_if_dead(record), progress=say)
+            self._remember_launches(started=True)
         except BaseException:
+            self._remember_launches(started=False)
             # Only what this repair spawned; the JobManager and the healthy TaskManagers keep running, and the
             # record still names the new pids, so `up` tries again and `flink-down` finds whatever is left.
             say("repair failed: stopping the TaskManager(s) it started")
@@ -374,7 +394,9 @@ class LocalBackend:
                        abort=self._abort_if_dead(record), progress=say)
             wait_until(rest, TaskManagersRegistered(s.taskmanagers, s.slots), timeout=s.startup_timeout,
                        diagnostics=self._diagnostics, abort=self._abort_if_dead(record), progress=say)
+            self._remember_launches(started=True)
         except BaseException:
+            self._remember_launches(started=False)
             say("start-up failed: stopping what was started")
             self._kill_spawned()
             stop_processes(find_ours(self.conf_dir), self.conf_dir, timeout=5)  # strays of this config, too
@@ -464,14 +486,40 @@ class LocalBackend:
             "STD_REDIRECT_TO_FILE": "true",  # the JVM's stdout/stderr go to .out/.err next to its log
             **self._cds_env(component),
         }
+        try:
+            config_text = (self.conf_dir / "config.yaml").read_text()
+        except OSError:
+            config_text = ""
+        key = launch_key(component, config_text, env, self._java[0], self.home)
+        launch = self._launches.get(component, key)
         with open(log_dir / "launch.log", "ab") as launch_log:
-            proc = subprocess.Popen(
-                ["bash", str(self.home / "bin" / script), "start-foreground"],
-                env=env, cwd=str(self.local_dir), stdin=subprocess.DEVNULL, stdout=launch_log,
-                stderr=subprocess.STDOUT, start_new_session=True,
-            )
+            if launch is None:
+                proc = subprocess.Popen(
+                    ["bash", str(self.home / "bin" / script), "start-foreground"],
+                    env=env, cwd=str(self.local_dir), stdin=subprocess.DEVNULL, stdout=launch_log,
+                    stderr=subprocess.STDOUT, start_new_session=True,
+                )
+            else:  # the command the scripts computed last time for the same inputs, without their helper JVMs
+                launch_log.write(f"flinklab: running the command {script} computed before "
+                                 f"({self._launches.directory / component}.json)\n".encode())
+                with open(launch.out, "wb") as out, open(launch.err, "wb") as err:
+                    proc = subprocess.Popen(
+                        launch.argv, env={**env, **launch.env}, cwd=str(self.local_dir), stdin=subprocess.DEVNULL,
+                        stdout=out, stderr=err, start_new_session=True,
+                    )
         self._procs[component] = proc
+        self._launching[component] = (key, env, launch is not None)
         return proc
+
+    def _remember_launches(self, started: bool) -> None:
+        """After a start or repair: record the scripts' commands of the JVMs that `started`; forget replayed ones
+        that did not (the next start goes through the scripts)."""
+        for component, (key, env, replayed) in self._launching.items():
+            if not started and replayed:
+                self._launches.forget(component)
+            elif started and not replayed and self._procs[component].poll() is None:
+                self._launches.record(component, key, self._procs[component].pid, env)
+        self._launching.clear()
 
     def _cds_env(self, component: str) -> dict[str, str]:
         """The class-data-sharing options of `component` (flinklab.cluster.cds) in the scripts' per-component
