@@ -138,16 +138,20 @@ def flink_down(settings: Settings) -> float:
 
 def flink_up_vs_distribution(row: Row, figures: dict, rounds: int = 3) -> None:
     """`flink-up` cold (no gateway; then with it) beside the distribution's start: medians of `rounds`, alternated
-    so that the machine's load falls on each alike. The first start in a new state dir is shown on its own: it
-    also records the class-data-sharing archives that every later cold start maps."""
+    so that the machine's load falls on each alike. The first two starts in a new state dir are shown on their
+    own: the first one's JVMs record the class-data-sharing archives when they stop, the second maps them and
+    records the scripts' commands that every later cold start replays (flinklab.cluster.cds, .launch)."""
     root = Path(tempfile.mkdtemp(prefix="flinklab-bench-cluster-"))
     plain = bench_settings(root / "plain")
     with_gw = bench_settings(root / "gateway", gateway=True)
     try:
         first = flink_up(plain)
         down_first = flink_down(plain)
-        flink_up(with_gw)  # its first start, too (archives of its own state dir)
-        flink_down(with_gw)
+        second = flink_up(plain)  # maps the archives; records the scripts' commands for the same inputs
+        flink_down(plain)
+        for _ in range(2):  # the same two starts for the gateway's state dir
+            flink_up(with_gw)
+            flink_down(with_gw)
         dist, cold, cold_gw, down = [], [], [], []
         for i in range(rounds):
             dist.append(distribution_start(root / f"dist{i}"))
@@ -161,14 +165,16 @@ def flink_up_vs_distribution(row: Row, figures: dict, rounds: int = 3) -> None:
         shutil.rmtree(root, ignore_errors=True)
     floor = statistics.median(dist)
     figures.update(
-        dist_start_s=floor, dist_start_runs_s=dist, flink_up_first_s=first, flink_up_cold_s=statistics.median(cold),
+        dist_start_s=floor, dist_start_runs_s=dist, flink_up_first_s=first, flink_up_second_s=second,
+        flink_up_cold_s=statistics.median(cold),
         flink_up_cold_runs_s=cold, flink_up_cold_gateway_s=statistics.median(cold_gw),
         flink_up_cold_gateway_runs_s=cold_gw, flink_down_s=statistics.median(down), flink_down_first_s=down_first,
     )
     row(f"floor: jobmanager.sh + taskmanager.sh start, to ready (s, median of {rounds})", f"{floor:.1f}")
     for label, key in (("flink-up cold, no gateway, to ready (s)", "flink_up_cold_s"),
                        ("flink-up cold, with the SQL gateway (s)", "flink_up_cold_gateway_s"),
-                       ("flink-up first start in a new state dir (s)", "flink_up_first_s")):
+                       ("flink-up first start in a new state dir (s)", "flink_up_first_s"),
+                       ("flink-up second start (s)", "flink_up_second_s")):
         row(label, f"{figures[key]:.1f}  ({figures[key] / floor:.2f}x the floor; target <= 1.1x)")
     row("flink-down (s; first, which also writes the archives)", f"{figures['flink_down_s']:.1f}; {down_first:.1f}")
 

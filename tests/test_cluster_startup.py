@@ -8,28 +8,39 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
 from conftest import free_port, make_settings
 
-from flinklab.cluster.cds import archive_path, cds_options
+from flinklab.cluster.cds import archive_path, cds_options, class_list, start_dump
 from flinklab.cluster.launch import Launch, LaunchCache, launch_key
 from flinklab.cluster.local import LocalBackend, find_java, find_ours, flink_home
 
 CONFIG = "jobmanager.rpc.port: 40001\ntaskmanager.memory.process.size: \"1280m\"\nrest.port: 8081\n"
 
 
-def test_cds_options_follow_the_java_version(tmp_path: Path) -> None:
+def test_cds_options_list_classes_then_map_the_archive(tmp_path: Path) -> None:
     archive = tmp_path / "cds" / "taskmanager-abc.jsa"
-    assert cds_options(archive, 11, record=True) == ""  # no dynamic archives before Java 13
-    assert cds_options(archive, 17, record=True) == f"-XX:ArchiveClassesAtExit={archive}"
-    assert cds_options(archive, 17, record=False) == ""  # one writer per archive
-    assert cds_options(archive, 21, record=False) == f"-XX:SharedArchiveFile={archive} -XX:+AutoCreateSharedArchive"
+    assert cds_options(archive, 8, record=True) == ""
+    listing = tmp_path / "cds" / "taskmanager-abc.classlist"
+    assert cds_options(archive, 17, record=True) == f"-XX:DumpLoadedClassList={listing}"
+    assert cds_options(archive, 17, record=False) == ""  # one writer per list
     archive.parent.mkdir()
     archive.write_bytes(b"\0" * 16)
     assert cds_options(archive, 17, record=True) == f"-XX:SharedArchiveFile={archive}"
     assert cds_options(tmp_path / "a dir" / "x.jsa", 17, record=True) == ""  # would not survive the scripts
+
+
+def test_a_dump_needs_a_class_list_and_never_runs_twice(tmp_path: Path) -> None:
+    archive = tmp_path / "jobmanager-abc.jsa"
+    argv = [find_java()[0], "-classpath", "/nowhere.jar", "Main"]
+    assert not start_dump(archive, argv[0], argv)  # nothing listed yet
+    class_list(archive).write_text("java/lang/Object\n")
+    assert not start_dump(archive, argv[0], [argv[0], "Main"])  # no classpath to dump with
+    (tmp_path / "jobmanager-abc.classlist.dump").write_text("")  # a dump underway
+    assert not start_dump(archive, argv[0], argv)
 
 
 def test_archive_names_change_with_the_distribution_and_the_java(tmp_path: Path) -> None:
@@ -69,30 +80,37 @@ def test_a_recorded_launch_is_used_only_for_its_key_and_a_runnable_java(tmp_path
     assert not (tmp_path / "jobmanager.json").exists()
 
 
+def _archives(local: Path) -> set[str]:
+    return {p.name.split("-")[0] for p in (local / "cds").glob("*.jsa")}
+
+
 @pytest.mark.live
 def test_later_starts_map_the_archives_and_replay_the_scripts_commands(tmp_path: Path) -> None:
+    """The first start lists the classes and dumps the archives in the background once ready; the second maps
+    them (new options: the scripts run, and are recorded); the third, with the same inputs, replays them."""
     settings = make_settings(tmp_path, rest_port=free_port(), gateway_port=0, backend="local", slots=2)
     local = settings.state_dir / "local"
     try:
-        LocalBackend(settings).up()  # the scripts run; the JVMs record their archives when they stop
+        LocalBackend(settings).up()
+        deadline = time.monotonic() + 600
+        while _archives(local) != {"jobmanager", "taskmanager"} and time.monotonic() < deadline:
+            time.sleep(1)
+        assert _archives(local) == {"jobmanager", "taskmanager"}, sorted((local / "cds").iterdir())
         LocalBackend(settings).down()
-        archives = sorted(p.name.split("-")[0] for p in (local / "cds").glob("*.jsa"))
-        if find_java()[1] in range(13, 19):
-            assert archives == ["jobmanager", "taskmanager"]
-        LocalBackend(settings).up()  # new options (map the archives): the scripts run again, and are recorded
+        LocalBackend(settings).up()
         LocalBackend(settings).down()
         recorded = json.loads((local / "launch" / "taskmanager-1.json").read_text())
         assert "--configDir" in recorded["argv"] and str(local / "conf") in recorded["argv"]
-        result = LocalBackend(settings).up()  # the same inputs: the recorded commands, no helper JVMs
+        result = LocalBackend(settings).up()
         assert result.status.slots_total == 2 and result.status.problems == []
         for component in ("jobmanager", "taskmanager-1"):
-            launch_log = (local / "log" / component / "launch.log").read_text()
-            assert launch_log.rstrip().endswith(f"({local / 'launch' / component}.json)")
+            launch_log = (local / "log" / component / "launch.log").read_text().rstrip()
+            assert launch_log.endswith(f"({local / 'launch' / component}.json)"), launch_log[-300:]
             out = next((local / "log" / component).glob("*.out")).read_text()
-            assert "[warning][cds]" not in out and "[error][cds]" not in out, out
+            assert "[warning][cds]" not in out and "[error][cds]" not in out, out[-2000:]
         jm = json.loads((settings.state_dir / "cluster.json").read_text())["details"]["jobmanager_pid"]
         args = Path(f"/proc/{jm}/cmdline").read_bytes().decode().split("\0")
-        assert any(a.startswith("-XX:SharedArchiveFile=") for a in args) or find_java()[1] < 13
+        assert f"-XX:SharedArchiveFile={next((local / 'cds').glob('jobmanager-*.jsa'))}" in args
     finally:
         LocalBackend(settings).down()
     assert find_ours(local / "conf") == []

@@ -39,7 +39,7 @@ from flinklab.cluster.base import (
     tm_name,
     write_record,
 )
-from flinklab.cluster.cds import archive_path, cds_options
+from flinklab.cluster.cds import archive_path, cds_options, start_dump
 from flinklab.cluster.launch import LaunchCache, launch_key
 from flinklab.cluster.rest import FlinkRest, RestUnavailable
 from flinklab.cluster.waits import (
@@ -395,6 +395,7 @@ class LocalBackend:
             wait_until(rest, TaskManagersRegistered(s.taskmanagers, s.slots), timeout=s.startup_timeout,
                        diagnostics=self._diagnostics, abort=self._abort_if_dead(record), progress=say)
             self._remember_launches(started=True)
+            self._start_cds_dumps()
         except BaseException:
             self._remember_launches(started=False)
             say("start-up failed: stopping what was started")
@@ -521,13 +522,27 @@ class LocalBackend:
                 self._launches.record(component, key, self._procs[component].pid, env)
         self._launching.clear()
 
-    def _cds_env(self, component: str) -> dict[str, str]:
-        """The class-data-sharing options of `component` (flinklab.cluster.cds) in the scripts' per-component
-        variable; the first TaskManager alone records the TaskManagers' archive (one writer per file)."""
+    def _archive(self, component: str) -> Path:
+        """The class-data-sharing archive of `component`'s kind (flinklab.cluster.cds)."""
         assert self._java is not None
         kind = JOBMANAGER if component == JOBMANAGER else TASKMANAGER
-        cds_dir = self.local_dir / "cds"
-        archive = archive_path(cds_dir, kind, self._java[0], self.home)
+        return archive_path(self.local_dir / "cds", kind, self._java[0], self.home)
+
+    def _start_cds_dumps(self) -> None:
+        """Once the cluster is ready: dump, in the background, the archives whose classes the recording JVMs
+        listed during this start (the next start maps them)."""
+        for component in (JOBMANAGER, tm_name(1)):
+            proc = self._procs.get(component)
+            argv = process_args(proc.pid) if proc is not None else None
+            if argv:
+                start_dump(self._archive(component), argv[0], argv)
+
+    def _cds_env(self, component: str) -> dict[str, str]:
+        """The class-data-sharing options of `component` (flinklab.cluster.cds) in the scripts' per-component
+        variable; the first TaskManager alone lists the TaskManagers' classes (one writer per file)."""
+        kind = JOBMANAGER if component == JOBMANAGER else TASKMANAGER
+        archive = self._archive(component)
+        cds_dir = archive.parent
         options = cds_options(archive, self._java[1], record=component in (JOBMANAGER, tm_name(1)))
         if not options:
             return {}
