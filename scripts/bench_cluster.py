@@ -223,23 +223,34 @@ def java_children(pid: int) -> list[int]:
     return found
 
 
+def cluster_jvms(settings: Settings) -> dict[str, int]:
+    """The local cluster's JVMs by role (found by the config dir in their arguments, as `flink-down` finds them)."""
+    from flinklab.cluster.local import find_ours, process_args
+
+    found: dict[str, int] = {}
+    tms = 0
+    for pid in sorted(find_ours(settings.state_dir / "local" / "conf")):
+        args = " ".join(process_args(pid) or [])
+        if "StandaloneSessionClusterEntrypoint" in args:
+            found["jobmanager"] = pid
+        elif "TaskManagerRunner" in args:
+            tms += 1
+            found[f"taskmanager-{tms}"] = pid
+    return found
+
+
 def jvm_memory(settings: Settings, row: Row, figures: dict, label: str = "") -> None:
     """Resident memory (VmRSS) of the JobManager, each TaskManager and the gateway's JVM, beside the target."""
-    from flinklab.cluster.base import read_record
     from flinklab.gateway import process as gateway
 
-    record = read_record(settings)
-    pids: dict[str, int] = {}
-    if record is not None and record.backend == "local":
-        pids["jobmanager"] = record.details.jobmanager_pid
-        pids.update(record.details.taskmanager_pids)
+    pids = cluster_jvms(settings)
     gw = gateway.running_pid(settings)
     if gw is not None:
         for i, child in enumerate(java_children(gw)):
             pids["gateway JVM" + (f" {i + 1}" if i else "")] = child
     for name, pid in pids.items():
         mib = rss_mib(pid)
-        figures[f"rss_{name.replace(' ', '_')}{label}_mib"] = mib
+        figures[f"rss_{name.replace(' ', '_')}{label.replace(' ', '_')}_mib"] = mib
         row(f"{name} resident memory{label} (MiB; target <= 700)", f"{mib:.0f}")
     if not pids:
         row("(per-process memory)", "not available for this backend")
