@@ -23,6 +23,10 @@ DEFAULT_GATEWAY_PORT = 8083
 #: The gateway JVM holds planners, not data: a small heap and the serial collector keep it near 500 MiB resident
 #: (PyFlink's defaults let it grow past 1.3 GiB).
 DEFAULT_GATEWAY_JVM_ARGS = "-Xmx512m -XX:+UseSerialGC -XX:ReservedCodeCacheSize=96m"
+#: Process sizes of the cluster's JVMs, sized for the labs (a few thousand rows): the JobManager gets a 192 MiB heap,
+#: the TaskManager 288 MiB of heap for 4 slots (Flink's split of 1280m), each well under 700 MiB resident.
+DEFAULT_JM_MEMORY = "768m"
+DEFAULT_TM_MEMORY = "1280m"
 
 
 def backend_choices() -> tuple[str, ...]:
@@ -99,8 +103,8 @@ class Settings:
     remote_url: str = ""  # FLINKLAB_REST_URL: the running cluster `--backend remote` attaches to
     taskmanagers: int = 1  # FLINKLAB_TASKMANAGERS
     slots: int = 4  # FLINKLAB_SLOTS: slots per TaskManager
-    jobmanager_memory: str = "1024m"  # FLINKLAB_JM_MEMORY (jobmanager.memory.process.size)
-    taskmanager_memory: str = "1536m"  # FLINKLAB_TM_MEMORY (taskmanager.memory.process.size)
+    jobmanager_memory: str = DEFAULT_JM_MEMORY  # FLINKLAB_JM_MEMORY (jobmanager.memory.process.size)
+    taskmanager_memory: str = DEFAULT_TM_MEMORY  # FLINKLAB_TM_MEMORY (taskmanager.memory.process.size)
     image: str = DEFAULT_FLINK_IMAGE  # FLINK_IMAGE: the Docker backend's image
     startup_timeout: float = 120.0  # FLINKLAB_STARTUP_TIMEOUT seconds
     project_root: Path = field(default=PROJECT_ROOT)  # FLINKLAB_HOME
@@ -127,8 +131,8 @@ class Settings:
             backend=env.get("FLINKLAB_BACKEND") or "auto",
             taskmanagers=_int(env, "FLINKLAB_TASKMANAGERS", 1),
             slots=_int(env, "FLINKLAB_SLOTS", 4),
-            jobmanager_memory=env.get("FLINKLAB_JM_MEMORY") or "1024m",
-            taskmanager_memory=env.get("FLINKLAB_TM_MEMORY") or "1536m",
+            jobmanager_memory=env.get("FLINKLAB_JM_MEMORY") or DEFAULT_JM_MEMORY,
+            taskmanager_memory=env.get("FLINKLAB_TM_MEMORY") or DEFAULT_TM_MEMORY,
             image=env.get("FLINK_IMAGE") or DEFAULT_FLINK_IMAGE,
             startup_timeout=float(_int(env, "FLINKLAB_STARTUP_TIMEOUT", 120)),
             project_root=Path(env.get("FLINKLAB_HOME") or PROJECT_ROOT),

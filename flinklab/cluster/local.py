@@ -39,6 +39,8 @@ from flinklab.cluster.base import (
     tm_name,
     write_record,
 )
+from flinklab.cluster.cds import archive_path, cds_options, start_dump
+from flinklab.cluster.launch import LaunchCache, launch_key
 from flinklab.cluster.rest import FlinkRest, RestUnavailable
 from flinklab.cluster.waits import (
     JOBMANAGER,
@@ -92,17 +94,32 @@ def find_java(env: dict[str, str] | None = None) -> tuple[str, int]:
             raise ClusterError("Java is not installed (no `java` on PATH, JAVA_HOME unset).",
                                "Install Java 17 (e.g. `apt-get install openjdk-17-jre-headless`) or set JAVA_HOME.")
         java = found
-    try:
-        proc = subprocess.run([java, "-version"], check=False, capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ClusterError(f"Could not run {java} -version: {exc}.", "Check the Java installation.") from None
-    major = parse_java_major(proc.stderr + proc.stdout)
+    major = _release_major(java)  # the JDK's `release` file: no JVM start before the cluster's own
+    if major is None:
+        try:
+            proc = subprocess.run([java, "-version"], check=False, capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise ClusterError(f"Could not run {java} -version: {exc}.", "Check the Java installation.") from None
+        major = parse_java_major(proc.stderr + proc.stdout)
     if major is None:
         raise ClusterError(f"Could not tell the version of {java}.", "Install Java 17 and set JAVA_HOME to it.")
     if major < MIN_JAVA:
         raise ClusterError(f"Java {major} at {java} is too old: Flink {FLINK_VERSION} needs Java 11 or newer.",
                            "Install Java 17 and set JAVA_HOME to it.")
     return java, major
+
+
+def _release_major(java: str) -> int | None:
+    """The major version in the `release` file of the JDK `java` belongs to (JAVA_VERSION="17.0.15"), if any."""
+    try:
+        text = (Path(os.path.realpath(java)).parent.parent / "release").read_text(errors="replace")
+    except OSError:
+        return None
+    m = re.search(r'^JAVA_VERSION="(\d+)(?:\.(\d+))?', text, re.MULTILINE)
+    if not m:
+        return None
+    major = int(m.group(1))
+    return int(m.group(2) or 0) if major == 1 else major
 
 
 def parse_java_major(version_output: str) -> int | None:
@@ -239,6 +256,9 @@ class LocalBackend:
         self._env: dict[str, str] | None = None  # the scripts' environment, set by preflight (or a repair)
         self._home: Path | None = None  # flink_home(), resolved once
         self._failed: str | None = None  # the component whose process died during a wait
+        self._java: tuple[str, int] | None = None  # (java, major version), checked once
+        self._launches = LaunchCache(self.local_dir / "launch")  # the scripts' commands (flinklab.cluster.launch)
+        self._launching: dict[str, tuple[str, dict[str, str], bool]] = {}  # component -> (key, env, replayed)
 
     @classmethod
     def usable(cls, settings: Settings) -> tuple[bool, str]:
@@ -317,7 +337,9 @@ class LocalBackend:
             wait_until(rest, RestAnswers() & NewTaskManagers(before, len(dead_tms)),
                        timeout=self.settings.startup_timeout, diagnostics=self._diagnostics,
                        abort=self._abort_if_dead(record), progress=say)
+            self._remember_launches(started=True)
         except BaseException:
+            self._remember_launches(started=False)
             # Only what this repair spawned; the JobManager and the healthy TaskManagers keep running, and the
             # record still names the new pids, so `up` tries again and `flink-down` finds whatever is left.
             say("repair failed: stopping the TaskManager(s) it started")
@@ -328,7 +350,7 @@ class LocalBackend:
     def _preflight(self) -> dict[str, str]:
         """Check Java, the state dir, the REST port; return the environment for Flink's scripts."""
         self._home = flink_home()
-        java, _major = find_java()
+        self._java = java, _major = find_java()
         for path in (self.local_dir, self.log_dir, self.pid_dir, self.tmp_dir):
             try:
                 path.mkdir(parents=True, exist_ok=True)
@@ -373,7 +395,10 @@ class LocalBackend:
                        abort=self._abort_if_dead(record), progress=say)
             wait_until(rest, TaskManagersRegistered(s.taskmanagers, s.slots), timeout=s.startup_timeout,
                        diagnostics=self._diagnostics, abort=self._abort_if_dead(record), progress=say)
+            self._remember_launches(started=True)
+            self._start_cds_dumps()
         except BaseException:
+            self._remember_launches(started=False)
             say("start-up failed: stopping what was started")
             self._kill_spawned()
             stop_processes(find_ours(self.conf_dir), self.conf_dir, timeout=5)  # strays of this config, too
@@ -446,8 +471,9 @@ class LocalBackend:
 
     def _spawn(self, component: str, script: str) -> subprocess.Popen:
         """Launch one JVM through Flink's script in the foreground mode, detached into its own session."""
-        if self._env is None:  # a repair: no full preflight (the cluster's ports are in use by design)
-            self._env = java_env(find_java()[0])
+        if self._env is None or self._java is None:  # a repair: no full preflight (its ports are in use by design)
+            self._java = find_java()
+            self._env = java_env(self._java[0])
         log_dir = self.log_dir / component
         pid_dir = self.pid_dir / component
         log_dir.mkdir(parents=True, exist_ok=True)
@@ -460,15 +486,70 @@ class LocalBackend:
             "FLINK_PID_DIR": str(pid_dir),
             "FLINK_IDENT_STRING": IDENT,
             "STD_REDIRECT_TO_FILE": "true",  # the JVM's stdout/stderr go to .out/.err next to its log
+            **self._cds_env(component),
         }
+        try:
+            config_text = (self.conf_dir / "config.yaml").read_text()
+        except OSError:
+            config_text = ""
+        key = launch_key(component, config_text, env, self._java[0], self.home)
+        launch = self._launches.get(component, key)
         with open(log_dir / "launch.log", "ab") as launch_log:
-            proc = subprocess.Popen(
-                ["bash", str(self.home / "bin" / script), "start-foreground"],
-                env=env, cwd=str(self.local_dir), stdin=subprocess.DEVNULL, stdout=launch_log,
-                stderr=subprocess.STDOUT, start_new_session=True,
-            )
+            if launch is None:
+                proc = subprocess.Popen(
+                    ["bash", str(self.home / "bin" / script), "start-foreground"],
+                    env=env, cwd=str(self.local_dir), stdin=subprocess.DEVNULL, stdout=launch_log,
+                    stderr=subprocess.STDOUT, start_new_session=True,
+                )
+            else:  # the command the scripts computed last time for the same inputs, without their helper JVMs
+                launch_log.write(f"flinklab: running the command {script} computed before "
+                                 f"({self._launches.directory / component}.json)\n".encode())
+                with open(launch.out, "wb") as out, open(launch.err, "wb") as err:
+                    proc = subprocess.Popen(
+                        launch.argv, env={**env, **launch.env}, cwd=str(self.local_dir), stdin=subprocess.DEVNULL,
+                        stdout=out, stderr=err, start_new_session=True,
+                    )
         self._procs[component] = proc
+        self._launching[component] = (key, env, launch is not None)
         return proc
+
+    def _remember_launches(self, started: bool) -> None:
+        """After a start or repair: record the scripts' commands of the JVMs that `started`; forget replayed ones
+        that did not (the next start goes through the scripts)."""
+        for component, (key, env, replayed) in self._launching.items():
+            if not started and replayed:
+                self._launches.forget(component)
+            elif started and not replayed and self._procs[component].poll() is None:
+                self._launches.record(component, key, self._procs[component].pid, env)
+        self._launching.clear()
+
+    def _archive(self, component: str) -> Path:
+        """The class-data-sharing archive of `component`'s kind (flinklab.cluster.cds)."""
+        assert self._java is not None
+        kind = JOBMANAGER if component == JOBMANAGER else TASKMANAGER
+        return archive_path(self.local_dir / "cds", kind, self._java[0], self.home)
+
+    def _start_cds_dumps(self) -> None:
+        """Once the cluster is ready: dump, in the background, the archives whose classes the recording JVMs
+        listed during this start (the next start maps them)."""
+        for component in (JOBMANAGER, tm_name(1)):
+            proc = self._procs.get(component)
+            argv = process_args(proc.pid) if proc is not None else None
+            if argv:
+                start_dump(self._archive(component), argv[0], argv)
+
+    def _cds_env(self, component: str) -> dict[str, str]:
+        """The class-data-sharing options of `component` (flinklab.cluster.cds) in the scripts' per-component
+        variable; the first TaskManager alone lists the TaskManagers' classes (one writer per file)."""
+        kind = JOBMANAGER if component == JOBMANAGER else TASKMANAGER
+        archive = self._archive(component)
+        cds_dir = archive.parent
+        options = cds_options(archive, self._java[1], record=component in (JOBMANAGER, tm_name(1)))
+        if not options:
+            return {}
+        cds_dir.mkdir(parents=True, exist_ok=True)
+        variable = "FLINK_ENV_JAVA_OPTS_JM" if kind == JOBMANAGER else "FLINK_ENV_JAVA_OPTS_TM"
+        return {variable: f"{(self._env or {}).get(variable, '')} {options}".strip()}  # after the user's own
 
     def _abort_if_dead(self, record: ClusterRecord):
         """An abort check for the waits: a JVM we recorded has exited."""

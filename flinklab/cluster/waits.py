@@ -19,6 +19,9 @@ from flinklab.errors import ClusterError
 
 JOBMANAGER = "jobmanager"
 TASKMANAGER = "taskmanager"
+#: Seconds between readiness checks: a check is one local GET (refused at once while the JVM starts), so a short
+#: interval costs nothing and keeps `flink-up` from sleeping past the moment the cluster is ready.
+POLL_INTERVAL = 0.1
 
 
 @dataclass
@@ -173,7 +176,7 @@ def wait_until(
     timeout: float,
     diagnostics: DiagnosticsFn,
     abort: AbortFn | None = None,
-    poll_interval: float = 0.5,
+    poll_interval: float = POLL_INTERVAL,
     progress: Callable[[str], None] | None = None,
 ) -> float:
     """Poll `wait` until ready; return the seconds it took. Raise ClusterStartError on timeout or abort."""

@@ -1,0 +1,91 @@
+"""Class-data sharing for the local backend's JVMs: an archive of the classes a JobManager or TaskManager loads.
+
+A Flink JVM spends most of its start loading and verifying some ten thousand classes from the jars in lib/. A CDS
+archive holds them pre-parsed, and the JVM maps it instead. There is one archive per kind of JVM (JobManager,
+TaskManager) in `state_dir/local/cds/`, named after what it depends on (the java, its JDK's module image, the
+Flink distribution), so a JDK or Flink upgrade starts a new one instead of using a stale one.
+
+How an archive comes to be (a static archive: any Java from 11 on, nothing written while a JVM stops):
+1. a start without an archive has one JVM of each kind list the classes it loads (`-XX:DumpLoadedClassList`);
+2. once the cluster is ready, `start_dumps` runs `java -Xshare:dump` on that list in the background, at the lowest
+   priority, with the JVM's own classpath; it writes `KIND-KEY.jsa.tmp` and renames it when complete, so a start
+   only ever sees a whole archive;
+3. every later start maps it (`-XX:SharedArchiveFile`). A dump that failed leaves its log (`KIND-KEY.log`) and no
+   archive: the next start lists and dumps again.
+
+The options travel in FLINK_ENV_JAVA_OPTS_JM / _TM (the scripts' per-component options), not in config.yaml.
+Deleting the cds dir resets it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shlex
+import subprocess
+import time
+from pathlib import Path
+
+from flinklab.version import FLINK_VERSION
+
+#: Paths the scripts pass through `eval echo` unquoted: anything else (spaces, $, quotes) goes without an archive.
+_SAFE_PATH = re.compile(r"^[\w./+-]+$")
+
+
+def archive_path(cds_dir: Path, kind: str, java: str, flink_home: Path) -> Path:
+    """`cds_dir/KIND-KEY.jsa`, KEY naming the java binary, its JDK's module image and the Flink distribution."""
+    real = os.path.realpath(java)
+    modules = Path(real).parent.parent / "lib" / "modules"
+    try:
+        stamp = f"{modules.stat().st_mtime_ns}:{modules.stat().st_size}"
+    except OSError:
+        stamp = "-"
+    key = hashlib.sha1(f"{real}|{stamp}|{flink_home}|{FLINK_VERSION}".encode()).hexdigest()[:12]
+    return cds_dir / f"{kind}-{key}.jsa"
+
+
+def class_list(archive: Path) -> Path:
+    """Where the JVM that records lists the classes it loads."""
+    return archive.with_suffix(".classlist")
+
+
+def cds_options(archive: Path, java_major: int, record: bool) -> str:
+    """The JVM options that map `archive` or (when `record`, and there is none yet) list the classes to put in it;
+    '' otherwise, and when the path cannot pass through Flink's scripts."""
+    if java_major < 11 or not _SAFE_PATH.match(str(archive)):
+        return ""
+    if archive.is_file():
+        return f"-XX:SharedArchiveFile={archive}"
+    return f"-XX:DumpLoadedClassList={class_list(archive)}" if record else ""
+
+
+def start_dump(archive: Path, java: str, argv: list[str]) -> bool:
+    """Dump `archive` in the background from its class list, with the classpath of `argv` (the recording JVM's
+    command line); True when a dump was started. Returns at once: the dump runs at the lowest priority."""
+    classes = class_list(archive)
+    snapshot = classes.with_suffix(".classlist.dump")  # the recording JVM still appends to its list
+    if archive.is_file() or not classes.is_file() or "-classpath" not in argv or _dumping(snapshot):
+        return False
+    classpath = argv[argv.index("-classpath") + 1]
+    tmp = archive.with_suffix(".jsa.tmp")
+    try:
+        snapshot.write_bytes(classes.read_bytes())
+    except OSError:
+        return False
+    dump = [java, "-Xshare:dump", f"-XX:SharedClassListFile={snapshot}", f"-XX:SharedArchiveFile={tmp}",
+            "-classpath", classpath]
+    command = f"{shlex.join(['nice', '-n', '19', *dump])} && mv -f {shlex.quote(str(tmp))} " \
+              f"{shlex.quote(str(archive))}; rm -f {shlex.quote(str(classes))} {shlex.quote(str(snapshot))}"
+    with open(archive.with_suffix(".log"), "wb") as log:
+        subprocess.Popen(["sh", "-c", command], stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                         start_new_session=True, close_fds=True)
+    return True
+
+
+def _dumping(snapshot: Path) -> bool:
+    """A dump of this archive is underway (its snapshot is there and recent: a killed dump's is not)."""
+    try:
+        return time.time() - snapshot.stat().st_mtime < 600
+    except OSError:
+        return False

@@ -1,0 +1,305 @@
+"""The cluster's figures for scripts/bench.py (issue 12): `flink-up` to ready beside the distribution's own start,
+and the resident memory of every JVM (JobManager, TaskManagers, the SQL gateway's).
+
+Each figure is printed beside its floor, measured in the same run, with the ratio; values go into `figures` for
+JSON. The floor is Flink's own `bin/jobmanager.sh start` + `bin/taskmanager.sh start` (the PyPI distribution,
+one after the other as `start-cluster.sh` does) with a FLINK_CONF_DIR holding the config.yaml flinklab writes,
+timed to the readiness flinklab waits for: REST /overview shows every TaskManager and its slots.
+
+Standalone: `.venv/bin/python scripts/bench_cluster.py [--rounds N] [--lab joins] [--json FILE]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+from flinklab.cluster.local import LocalBackend, find_java, flink_home, java_env
+from flinklab.settings import Settings
+
+Row = Callable[[str, str], None]
+POLL = 0.05  # seconds between readiness polls while timing (finer than flinklab's, so the floor is not rounded up)
+TIMEOUT = 180.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def bench_settings(root: Path, gateway: bool = False) -> Settings:
+    """Settings under `root` with free ports (the gateway's only when asked for), the local backend."""
+    return Settings.from_env(workspace_root=root / "workspace", data_dir=root / "data", state_dir=root / "state",
+                             rest_port=free_port(), gateway_port=free_port() if gateway else 0, backend="local")
+
+
+def env_of(settings: Settings) -> dict[str, str]:
+    """The environment a `flink-up`/`flinklab` subprocess needs to act on `settings`' cluster."""
+    return {**os.environ, "FLINKLAB_STATE_DIR": str(settings.state_dir),
+            "FLINKLAB_REST_PORT": str(settings.rest_port), "FLINKLAB_GATEWAY_PORT": str(settings.gateway_port),
+            "FLINKLAB_WORKSPACE": str(settings.workspace_root), "FLINKLAB_DATA_DIR": str(settings.data_dir),
+            "FLINKLAB_BACKEND": "local"}
+
+
+def script(name: str) -> str:
+    """A console script of this environment (flink-up, flink-down, flinklab)."""
+    return str(Path(sys.executable).with_name(name))
+
+
+def cluster_ready(rest_url: str, taskmanagers: int, slots: int) -> bool:
+    """What flinklab waits for: /overview answers with every TaskManager and all its slots registered and free."""
+    try:
+        ov = httpx.get(f"{rest_url}/overview", timeout=2.0).json()
+    except (httpx.HTTPError, ValueError):
+        return False
+    want = taskmanagers * slots
+    return ov.get("taskmanagers", 0) >= taskmanagers and ov.get("slots-available", 0) >= want
+
+
+def wait_ready(rest_url: str, taskmanagers: int, slots: int, started: float) -> float:
+    while not cluster_ready(rest_url, taskmanagers, slots):
+        if time.monotonic() - started > TIMEOUT:
+            raise RuntimeError(f"no cluster ready at {rest_url} after {TIMEOUT:.0f}s")
+        time.sleep(POLL)
+    return time.monotonic() - started
+
+
+# ------------------------------------------------------------------------------------------- the floor
+
+
+def distribution_start(root: Path) -> float:
+    """Seconds from `jobmanager.sh start` to ready (then both stopped): the distribution's own start, with the
+    config.yaml flinklab writes, minus flinklab's class-data-sharing options (the scripts have none)."""
+    settings = bench_settings(root)
+    backend = LocalBackend(settings)
+    backend._write_config()  # noqa: SLF001 - exactly the config flinklab writes, in a dir of our own
+    conf = root / "dist-conf"
+    shutil.copytree(backend.conf_dir, conf)
+    home = flink_home()
+    env = {**java_env(find_java()[0]), "FLINK_CONF_DIR": str(conf), "FLINK_LOG_DIR": str(root / "dist-log"),
+           "FLINK_PID_DIR": str(root / "dist-pid")}
+    (root / "dist-log").mkdir(parents=True)  # the daemon script writes its .out there but does not create it
+    for key in ("FLINK_ENV_JAVA_OPTS", "FLINK_ENV_JAVA_OPTS_JM", "FLINK_ENV_JAVA_OPTS_TM", "JVM_ARGS"):
+        env.pop(key, None)
+    started = time.monotonic()
+    try:
+        for name in ("jobmanager.sh", "taskmanager.sh"):
+            subprocess.run(["bash", str(home / "bin" / name), "start"], env=env, check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return wait_ready(settings.rest_url, settings.taskmanagers, settings.slots, started)
+    finally:
+        for name in ("taskmanager.sh", "jobmanager.sh"):
+            subprocess.run(["bash", str(home / "bin" / name), "stop"], env=env, check=False,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _wait_port_free(settings.rest_port)
+
+
+def _wait_port_free(port: int, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) != 0:
+                return
+        time.sleep(0.2)
+
+
+# ------------------------------------------------------------------------------------------- flink-up
+
+
+def flink_up(settings: Settings) -> float:
+    """Seconds `flink-up --backend local` takes, as a learner runs it (a new Python process, to its exit)."""
+    started = time.monotonic()
+    done = subprocess.run([script("flink-up"), "--backend", "local"], env=env_of(settings), capture_output=True,
+                          text=True, check=False)
+    seconds = time.monotonic() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"flink-up failed: {done.stdout[-800:]} {done.stderr[-800:]}")
+    return seconds
+
+
+def wait_for_dumps(settings: Settings, timeout: float = 600.0) -> float:
+    """Seconds until the background archive dumps the first start began are over (none: 0)."""
+    cds = settings.state_dir / "local" / "cds"
+    started = time.monotonic()
+    while list(cds.glob("*.classlist.dump")) and time.monotonic() - started < timeout:
+        time.sleep(0.5)
+    return time.monotonic() - started
+
+
+def flink_down(settings: Settings) -> float:
+    started = time.monotonic()
+    subprocess.run([script("flink-down")], env=env_of(settings), capture_output=True, check=False)
+    return time.monotonic() - started
+
+
+def flink_up_vs_distribution(row: Row, figures: dict, rounds: int = 3) -> None:
+    """`flink-up` cold (no gateway; then with it) beside the distribution's start: medians of `rounds`, alternated
+    so that the machine's load falls on each alike. The first two starts in a new state dir are shown on their
+    own: the first one's JVMs list their classes, dumped into class-data-sharing archives in the background
+    (waited for here), the second maps them and records the scripts' commands that every later cold start
+    replays (flinklab.cluster.cds, .launch)."""
+    root = Path(tempfile.mkdtemp(prefix="flinklab-bench-cluster-"))
+    plain = bench_settings(root / "plain")
+    with_gw = bench_settings(root / "gateway", gateway=True)
+    try:
+        first = flink_up(plain)
+        dumps = wait_for_dumps(plain)
+        down_first = flink_down(plain)
+        second = flink_up(plain)  # maps the archives; records the scripts' commands for the same inputs
+        flink_down(plain)
+        flink_up(with_gw)  # the same two starts for the gateway's state dir
+        wait_for_dumps(with_gw)
+        flink_down(with_gw)
+        flink_up(with_gw)
+        flink_down(with_gw)
+        dist, cold, cold_gw, down = [], [], [], []
+        for i in range(rounds):
+            dist.append(distribution_start(root / f"dist{i}"))
+            cold.append(flink_up(plain))
+            down.append(flink_down(plain))
+            cold_gw.append(flink_up(with_gw))
+            flink_down(with_gw)
+    finally:
+        for settings in (plain, with_gw):
+            flink_down(settings)
+        shutil.rmtree(root, ignore_errors=True)
+    floor = statistics.median(dist)
+    figures.update(
+        dist_start_s=floor, dist_start_runs_s=dist, flink_up_first_s=first, flink_up_second_s=second,
+        cds_dump_s=dumps,
+        flink_up_cold_s=statistics.median(cold),
+        flink_up_cold_runs_s=cold, flink_up_cold_gateway_s=statistics.median(cold_gw),
+        flink_up_cold_gateway_runs_s=cold_gw, flink_down_s=statistics.median(down), flink_down_first_s=down_first,
+    )
+    row(f"floor: jobmanager.sh + taskmanager.sh start, to ready (s, median of {rounds})", f"{floor:.1f}")
+    for label, key in (("flink-up cold, no gateway, to ready (s)", "flink_up_cold_s"),
+                       ("flink-up cold, with the SQL gateway (s)", "flink_up_cold_gateway_s"),
+                       ("flink-up first start in a new state dir (s)", "flink_up_first_s"),
+                       ("flink-up second start (s)", "flink_up_second_s")):
+        row(label, f"{figures[key]:.1f}  ({figures[key] / floor:.2f}x the floor; target <= 1.1x)")
+    row("flink-down (s; median, first)", f"{figures['flink_down_s']:.1f}; {down_first:.1f}")
+    row("class-data-sharing archives dumped after the first start (s, background)", f"{dumps:.1f}")
+
+
+# ------------------------------------------------------------------------------------------- memory
+
+
+def rss_mib(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def java_children(pid: int) -> list[int]:
+    """The java processes whose parent is `pid` (the gateway process's JVM)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            exe = (proc / "cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == pid and exe.endswith("java"):
+            found.append(int(proc.name))
+    return found
+
+
+def cluster_jvms(settings: Settings) -> dict[str, int]:
+    """The local cluster's JVMs by role (found by the config dir in their arguments, as `flink-down` finds them)."""
+    from flinklab.cluster.local import find_ours, process_args
+
+    found: dict[str, int] = {}
+    tms = 0
+    for pid in sorted(find_ours(settings.state_dir / "local" / "conf")):
+        args = " ".join(process_args(pid) or [])
+        if "StandaloneSessionClusterEntrypoint" in args:
+            found["jobmanager"] = pid
+        elif "TaskManagerRunner" in args:
+            tms += 1
+            found[f"taskmanager-{tms}"] = pid
+    return found
+
+
+def jvm_memory(settings: Settings, row: Row, figures: dict, label: str = "") -> None:
+    """Resident memory (VmRSS) of the JobManager, each TaskManager and the gateway's JVM, beside the target."""
+    from flinklab.gateway import process as gateway
+
+    pids = cluster_jvms(settings)
+    gw = gateway.running_pid(settings)
+    if gw is not None:
+        for i, child in enumerate(java_children(gw)):
+            pids["gateway JVM" + (f" {i + 1}" if i else "")] = child
+    for name, pid in pids.items():
+        mib = rss_mib(pid)
+        figures[f"rss_{name.replace(' ', '_')}{label.replace(' ', '_')}_mib"] = mib
+        row(f"{name} resident memory{label} (MiB; target <= 700)", f"{mib:.0f}")
+    if not pids:
+        row("(per-process memory)", "not available for this backend")
+
+
+def memory_after_lab(row: Row, figures: dict, lab: str = "joins") -> None:
+    """Up with the gateway, `flinklab run LAB --solution` + `flinklab check LAB`, then every JVM's memory."""
+    root = Path(tempfile.mkdtemp(prefix="flinklab-bench-memory-"))
+    settings = bench_settings(root, gateway=True)
+    try:
+        flink_up(settings)
+        started = time.monotonic()
+        run = subprocess.run([script("flinklab"), "run", lab, "--solution"], env=env_of(settings),
+                             capture_output=True, text=True, check=False)
+        figures[f"{lab}_run_cli_s"] = time.monotonic() - started
+        check = subprocess.run([script("flinklab"), "check", lab], env=env_of(settings), capture_output=True,
+                               text=True, check=False)
+        figures[f"{lab}_check_exit"] = check.returncode
+        row(f"flinklab run {lab} --solution; check (exit codes)", f"{run.returncode}; {check.returncode}")
+        jvm_memory(settings, row, figures, label=f" after {lab}")
+    finally:
+        flink_down(settings)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--lab", default="joins")
+    ap.add_argument("--skip-memory", action="store_true")
+    ap.add_argument("--skip-start", action="store_true")
+    ap.add_argument("--json", metavar="FILE")
+    args = ap.parse_args()
+
+    def row(label: str, value: str) -> None:
+        print(f"  {label:<66} {value}", flush=True)
+
+    figures: dict = {"cores": os.cpu_count(), "loadavg": os.getloadavg()[0]}
+    print(f"flinklab cluster benchmark: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+    if not args.skip_start:
+        print("cluster start")
+        flink_up_vs_distribution(row, figures, rounds=args.rounds)
+    if not args.skip_memory:
+        print("memory")
+        memory_after_lab(row, figures, lab=args.lab)
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
