@@ -102,6 +102,9 @@ def flink_properties(settings: Settings) -> dict[str, str]:
         "pekko.startup-timeout": "60s",
         # A query submitted while a TaskManager is dead fails after a minute instead of the default 5.
         "slot.request.timeout": "60s",
+        # A batch job reserves 512 network buffers by default (sort shuffle): a class's concurrent batch queries
+        # ran out of them on one TaskManager. The labs' shuffles are tiny.
+        "taskmanager.network.sort-shuffle.min-buffers": "64",
     }
 
 

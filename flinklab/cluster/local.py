@@ -461,6 +461,9 @@ class LocalBackend:
             # query submitted while a TaskManager is dead should fail after a minute, not the default 5.
             "pekko.startup-timeout": "60s",
             "slot.request.timeout": "60s",
+            # A batch job reserves 512 network buffers by default (sort shuffle): a class's concurrent batch
+            # queries ran out of them on one TaskManager. The labs' shuffles are tiny.
+            "taskmanager.network.sort-shuffle.min-buffers": "64",
             "io.tmp.dirs": str(self.tmp_dir),
             "web.tmpdir": str(self.tmp_dir / "web"),
         }
