@@ -6,12 +6,13 @@
 
 Uses its own temporary workspace, data and state dirs and a free REST port, so it never touches a running
 cluster or a learner's files. Figures:
-- flink-up cold (cluster and SQL gateway to ready) and warm (already running), flink-down;
+- `flink-up` cold (no gateway, and with it) beside the Flink distribution's own jobmanager.sh + taskmanager.sh
+  start to the same readiness (`--start-rounds`, local backend); flink-up warm (already running), flink-down;
 - the gateway: a 50k-row streaming result; a 3-statement `sql-client.sh` call through the warm gateway vs the same
   call `embedded` (a JVM per call, the old way) vs `sql-client.sh --help`;
 - per lab: the steps as separate `sql-client.sh -i ddl.sql -f STEP.sql` calls through the gateway vs
   `flinklab run LAB --solution` vs the sum of the Flink job durations (REST);
-- resident memory of the gateway JVM (after the labs and after the learners) and of the cluster JVMs;
+- resident memory of the JobManager, TaskManagers and the gateway's JVM (after the labs, after the learners);
 - N learners at once (`--learners`, default 20): each runs the joins lab through its own sessions; every workspace
   is graded, each session must see only its own view, and the step latency p50/p95 is printed;
 - the grader: `flinklab check joins` at scale 1, 10 and 100 (synthetic outputs from the reference, no Flink) next to
@@ -32,7 +33,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from flinklab.cluster.base import read_record
 from flinklab.cluster.lifecycle import bring_down, bring_up
 from flinklab.cluster.select import backend_for
 from flinklab.labs import get_lab
@@ -71,8 +71,8 @@ def figure(label: str, seconds: float, floor: float | None = None, floor_label: 
 
 
 def main() -> int:
+    import bench_cluster
     import bench_gateway
-    from bench_gateway import rss_mib
 
     from flinklab.sqlclient.client import SqlClient  # here: the grader and CLI sections must run without it
 
@@ -81,6 +81,8 @@ def main() -> int:
     ap.add_argument("--labs", nargs="+", default=["joins", "windows"])
     ap.add_argument("--learners", type=int, default=20, help="concurrent sessions running the joins lab (0: skip)")
     ap.add_argument("--skip-per-step", action="store_true", help="skip the one-call-per-step comparison")
+    ap.add_argument("--start-rounds", type=int, default=2,
+                    help="rounds of flink-up vs the distribution's own start (0: skip)")
     args = ap.parse_args()
 
     root = Path(tempfile.mkdtemp(prefix="flinklab-bench-"))
@@ -96,6 +98,9 @@ def main() -> int:
     backend, reason = backend_for(settings)
     print(f"flinklab benchmark: backend {backend.name} ({reason}), {os.cpu_count()} cores, dirs under {root}")
     figures: dict = {}
+    if args.start_rounds and args.backend == "local":
+        section("cluster start")
+        bench_cluster.flink_up_vs_distribution(row, figures, rounds=args.start_rounds)
     try:
         t0 = time.monotonic()
         bring_up(settings)  # what flink-up does: provision the data, start the gateway and the cluster
@@ -133,25 +138,16 @@ def main() -> int:
                 figure("flinklab run --solution (s)", wall, run.job_seconds, "its Flink jobs")
             else:
                 bench_gateway.lab_per_step(settings, name, row, figures)
-        bench_gateway.gateway_memory(settings, row, figures, " after the labs")
+        section("memory")
+        bench_cluster.jvm_memory(settings, row, figures, " after the labs")
         if args.learners:
             section("concurrent sessions")
             bench_gateway.concurrent_sessions(settings, args.learners, row, figures)
-            bench_gateway.gateway_memory(settings, row, figures, f" after {args.learners} learners")
-
+            section("memory")
+            bench_cluster.jvm_memory(settings, row, figures, f" after {args.learners} learners")
         status = backend.status()
-        section("cluster memory")
-        record = read_record(settings)
-        pids: dict[str, int] = {}
-        if record and record.backend == "local":
-            pids["jobmanager"] = record.details.jobmanager_pid
-            pids.update(record.details.taskmanager_pids)
-        for comp, pid in sorted(pids.items()):
-            mib = rss_mib(int(pid))
-            row(f"{comp} resident memory (MiB)", f"{mib:.0f}" if mib else "n/a")
-        if not pids:
-            row("(per-process memory)", "not available for this backend")
         row("jobs finished / failed", f"{status.jobs_finished} / {status.jobs_failed}")
+        FIGURES.append({"section": "all", "figure": "named figures", "value": figures})
     finally:
         t0 = time.monotonic()
         bring_down(settings)

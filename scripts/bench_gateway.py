@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from flinklab.gateway import process as gateway
 from flinklab.grading.grader import grade_lab
 from flinklab.labs import get_lab
 from flinklab.labs.runner import run_lab
@@ -96,42 +95,6 @@ def lab_per_step(settings: Settings, lab_name: str, row: Row, figures: dict) -> 
     row(f"{lab_name}: one sql-client.sh call per step, via the gateway (s)", f"{per_step:.1f}")
     row(f"{lab_name}: flinklab run --solution (s)", f"{one_client:.1f}  ({per_step / one_client:.2f}x)")
     row(f"{lab_name}: floor, sum of its Flink job durations (s)", f"{jobs:.1f}")
-
-
-def rss_mib(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
-
-
-def children(pid: int) -> list[int]:
-    found = []
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                stat = (proc / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.append(int(proc.name))
-    return found
-
-
-def gateway_memory(settings: Settings, row: Row, figures: dict, label: str = "") -> None:
-    pid = gateway.running_pid(settings)
-    if pid is None:
-        row("gateway resident memory", "not running")
-        return
-    java = sum(rss_mib(child) for child in children(pid))
-    python = rss_mib(pid)
-    figures[f"gateway_jvm_rss_mib{label}"] = java
-    figures[f"gateway_python_rss_mib{label}"] = python
-    row(f"gateway JVM resident memory{label} (MiB; target <= 700)", f"{java:.0f}")
-    row(f"gateway Python process resident memory{label} (MiB)", f"{python:.0f}")
 
 
 def concurrent_sessions(settings: Settings, n: int, row: Row, figures: dict) -> None:
