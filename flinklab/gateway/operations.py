@@ -126,11 +126,13 @@ class Operation:
         if wait > 0:
             self.wait(wait)
         with self._lock:
-            if self.status == "ERROR":
+            source = self._source
+            # a submitted job that failed still shows its first page (the job id); the failure comes after it
+            job_id_page = source is not None and source.has_job and token == 0
+            if self.status == "ERROR" and not job_id_page:
                 raise OperationError(self._error or "")
             if self.status in ("CLOSED", "CANCELED", "TIMEOUT"):
                 raise FetchError(f"Can not fetch results from the {self.handle} in {self.status} status.")
-            source = self._source
             if source is None:
                 return "NOT_READY", EMPTY
             if token == self._token - 1 and self._page is not None:
@@ -144,10 +146,10 @@ class Operation:
             time.sleep(0.01)
             rows = source.take(max_rows)
         failure = source.failure() if not rows.count else None
-        if failure is not None:
+        if failure is not None and token > 0:  # the first page still goes out: its columns and job id
             self._set("ERROR", self._failed(failure, "Error while retrieving result."))
             raise OperationError(self._error or "")
-        if not rows.count and source.finished():
+        if failure is None and not rows.count and source.finished():
             return "EOS", EMPTY
         with self._lock:
             self._page, self._page_eos = rows, False

@@ -323,7 +323,7 @@ class ClientSession:
                 outcome.job_id = first.job_id
                 if outcome.kind not in ("insert", "statement_set", "execute_plan"):
                     outcome.kind = "insert"
-                self._wait_for_job(first.job_id, printer, operation)
+                self._wait_for_job(first, printer, operation)
             elif first.result_kind == "SUCCESS":
                 printer.ok()
             else:
@@ -336,15 +336,15 @@ class ClientSession:
             except GatewayError:
                 pass
 
-    def _wait_for_job(self, job_id: str, printer: Printer, operation: str) -> None:
+    def _wait_for_job(self, first: Page, printer: Printer, operation: str) -> None:
         """INSERT / statement set / EXECUTE PLAN: print the submission, then wait for the job to end."""
         sync = _true(self.conf.get(DML_SYNC), False)
         if not sync:
-            printer.submitted(job_id)
+            printer.submitted(first.job_id or "")
         while True:
             status = self.api.status(self.handle, operation)
-            if status == "ERROR":
-                self.api.fetch(self.api.first_uri(self.handle, operation))  # raises the job's failure
+            if status == "ERROR" and first.next_uri:
+                self.api.fetch(first.next_uri)  # the page after the job id raises the job's failure
             if status not in ("PENDING", "RUNNING", "INITIALIZED"):
                 break
             time.sleep(_JOB_POLL_SECONDS)
