@@ -93,7 +93,7 @@ def main() -> int:
         rest_port=free_port(),
         gateway_port=free_port(),
         backend=args.backend,
-        slots=max(4, args.learners + 4),  # every learner's job gets a slot at once
+        slots=max(4, 2 * args.learners + 4),  # a learner may hold two (a closing query, the next step)
     )
     backend, reason = backend_for(settings)
     print(f"flinklab benchmark: backend {backend.name} ({reason}), {os.cpu_count()} cores, dirs under {root}")

@@ -104,7 +104,7 @@ def flink_properties(settings: Settings) -> dict[str, str]:
         "slot.request.timeout": "60s",
         # A batch job reserves 512 network buffers by default (sort shuffle): a class's concurrent batch queries
         # ran out of them on one TaskManager. The labs' shuffles are tiny.
-        "taskmanager.network.sort-shuffle.min-buffers": "64",
+        "taskmanager.network.sort-shuffle.min-buffers": "16",
     }
 
 

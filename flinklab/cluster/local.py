@@ -463,7 +463,7 @@ class LocalBackend:
             "slot.request.timeout": "60s",
             # A batch job reserves 512 network buffers by default (sort shuffle): a class's concurrent batch
             # queries ran out of them on one TaskManager. The labs' shuffles are tiny.
-            "taskmanager.network.sort-shuffle.min-buffers": "64",
+            "taskmanager.network.sort-shuffle.min-buffers": "16",
             "io.tmp.dirs": str(self.tmp_dir),
             "web.tmpdir": str(self.tmp_dir / "web"),
         }
