@@ -5,7 +5,6 @@ Each figure is printed beside the floor it is compared with, measured in the sam
 
 from __future__ import annotations
 
-import os
 import statistics
 import subprocess
 import sys
@@ -14,6 +13,8 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+
+from bench_cluster import env_of
 
 from flinklab.grading.grader import grade_lab
 from flinklab.labs import get_lab
@@ -32,12 +33,6 @@ THREE = "SET 'sql-client.execution.result-mode' = 'tableau';\nSET 'execution.run
 
 def sql_client_sh() -> str:
     return str(Path(sys.executable).with_name("sql-client.sh"))
-
-
-def env_of(settings: Settings) -> dict[str, str]:
-    return {**os.environ, "FLINKLAB_STATE_DIR": str(settings.state_dir),
-            "FLINKLAB_REST_PORT": str(settings.rest_port), "FLINKLAB_GATEWAY_PORT": str(settings.gateway_port),
-            "FLINKLAB_WORKSPACE": str(settings.workspace_root), "FLINKLAB_DATA_DIR": str(settings.data_dir)}
 
 
 def timed_call(args: list[str], settings: Settings, cwd: Path) -> float:

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from pathlib import Path
 
@@ -34,6 +35,19 @@ def make_settings(root: Path, **overrides: object) -> Settings:
         state_dir=root / "state",
         **overrides,
     )
+
+
+def settings_env(settings: Settings) -> dict[str, str]:
+    """This process's environment pointed at `settings`' dirs and ports, for the console scripts it runs."""
+    env = dict(os.environ)
+    env.update(
+        FLINKLAB_STATE_DIR=str(settings.state_dir),
+        FLINKLAB_REST_PORT=str(settings.rest_port),
+        FLINKLAB_GATEWAY_PORT=str(settings.gateway_port),
+        FLINKLAB_WORKSPACE=str(settings.workspace_root),
+        FLINKLAB_DATA_DIR=str(settings.data_dir),
+    )
+    return env
 
 
 @pytest.fixture

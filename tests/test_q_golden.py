@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
+from conftest import settings_env
 from qfiles import (
     HARNESS_DEFINES,
     FileRules,
@@ -60,15 +61,8 @@ class FileRun:
 
 def sql_client_env(settings: Settings) -> dict[str, str]:
     """The console script on this cluster, importing the flinklab of this checkout."""
-    env = dict(os.environ)
-    env.update(
-        FLINKLAB_STATE_DIR=str(settings.state_dir),
-        FLINKLAB_REST_PORT=str(settings.rest_port),
-        FLINKLAB_GATEWAY_PORT=str(settings.gateway_port),
-        FLINKLAB_WORKSPACE=str(settings.workspace_root),
-        FLINKLAB_DATA_DIR=str(settings.data_dir),
-        PYTHONPATH=os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]),
-    )
+    env = settings_env(settings)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
     return env
 
 

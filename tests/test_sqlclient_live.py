@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -18,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import free_port
+from conftest import free_port, settings_env
 
 from flinklab.cluster.rest import FlinkRest
 from flinklab.grading.parse import parse_output
@@ -76,15 +75,7 @@ def wait_finished(rest: FlinkRest, job_id: str, timeout: float = 60.0) -> str:
 
 
 def cli_env(settings: Settings) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        FLINKLAB_STATE_DIR=str(settings.state_dir),
-        FLINKLAB_REST_PORT=str(settings.rest_port),
-        FLINKLAB_GATEWAY_PORT=str(settings.gateway_port),
-        FLINKLAB_WORKSPACE=str(settings.workspace_root),
-        FLINKLAB_DATA_DIR=str(settings.data_dir),
-    )
-    return env
+    return settings_env(settings)
 
 
 def sql_client_sh() -> str:

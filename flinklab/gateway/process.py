@@ -128,30 +128,23 @@ def start(settings: Settings, rest_url: str | None = None) -> subprocess.Popen:
     return proc
 
 
-def _tail(path: Path, lines: int = 15) -> list[str]:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:]
-    except OSError:
-        return []
-
-
 def wait_ready(settings: Settings, proc: subprocess.Popen, timeout: float) -> None:
     """Until the gateway answers (it answers once its JVM is warm); a dead or silent gateway is a ClusterError
     naming its log, and is stopped."""
-    from flinklab.cluster.waits import ClusterStartError
+    from flinklab.cluster.waits import ClusterStartError, tail_lines
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             pid_file(settings).unlink(missing_ok=True)
             raise ClusterStartError(f"The SQL gateway exited during start-up (status {proc.returncode}).",
-                                    f"Its log: {log_file(settings)}", log_tail=_tail(log_file(settings)))
+                                    f"Its log: {log_file(settings)}", log_tail=tail_lines(log_file(settings), 15))
         if answers(settings.gateway_url, timeout=1.0):
             return
         time.sleep(0.2)
     stop(settings)
     raise ClusterStartError(f"The SQL gateway did not answer within {timeout:.0f}s.",
-                            f"Its log: {log_file(settings)}", log_tail=_tail(log_file(settings)))
+                            f"Its log: {log_file(settings)}", log_tail=tail_lines(log_file(settings), 15))
 
 
 def stop(settings: Settings) -> bool:

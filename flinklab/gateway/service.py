@@ -87,10 +87,6 @@ class GatewayService:
             operation.close()
         session.close()
 
-    def session_count(self) -> int:
-        with self._lock:
-            return len(self._sessions)
-
     def _expire_loop(self) -> None:
         while not self._stopped.wait(self.config.check_interval):
             now = time.monotonic()

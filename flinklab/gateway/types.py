@@ -46,9 +46,3 @@ def logical_type_json(logical: Any) -> dict[str, Any]:
         out["valueType"] = logical_type_json(logical.getValueType())
     return out
 
-
-def type_root_and_precision(logical_json: dict[str, Any]) -> tuple[str, int | None]:
-    """What the SQL client's tableau needs of a column type: its root and precision (DECIMAL, TIME*)."""
-    root = str(logical_json.get("type", "VARCHAR"))
-    precision = logical_json.get("precision")
-    return root, int(precision) if isinstance(precision, int) else None

@@ -175,15 +175,11 @@ class SqlClient:
         return ClientSession(self.api, conf)
 
     def close(self) -> None:
-        self.api_close()
+        self.api.close()
         if self._embedded is not None:
             self._embedded.stop()
             self._embedded.service.jvm.shutdown()
             self._embedded = None
-
-    def api_close(self) -> None:
-        if hasattr(self, "api"):
-            self.api.close()
 
 
 def _start_embedded(settings: Settings, cluster_url: str) -> EmbeddedGateway:
