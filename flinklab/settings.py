@@ -50,6 +50,7 @@ ENV_VARS: dict[str, str] = {
     "FLINKLAB_BACKEND": "backend",
     "FLINKLAB_TASKMANAGERS": "taskmanagers",
     "FLINKLAB_SLOTS": "slots",
+    "FLINKLAB_RUN_PARALLEL": "run_parallel",
     "FLINKLAB_JM_MEMORY": "jobmanager_memory",
     "FLINKLAB_TM_MEMORY": "taskmanager_memory",
     "FLINK_IMAGE": "image",
@@ -103,6 +104,7 @@ class Settings:
     remote_url: str = ""  # FLINKLAB_REST_URL: the running cluster `--backend remote` attaches to
     taskmanagers: int = 1  # FLINKLAB_TASKMANAGERS
     slots: int = 4  # FLINKLAB_SLOTS: slots per TaskManager
+    run_parallel: int = 2  # FLINKLAB_RUN_PARALLEL: steps `flinklab run` runs at once (at most the free slots)
     jobmanager_memory: str = DEFAULT_JM_MEMORY  # FLINKLAB_JM_MEMORY (jobmanager.memory.process.size)
     taskmanager_memory: str = DEFAULT_TM_MEMORY  # FLINKLAB_TM_MEMORY (taskmanager.memory.process.size)
     image: str = DEFAULT_FLINK_IMAGE  # FLINK_IMAGE: the Docker backend's image
@@ -131,6 +133,7 @@ class Settings:
             backend=env.get("FLINKLAB_BACKEND") or "auto",
             taskmanagers=_int(env, "FLINKLAB_TASKMANAGERS", 1),
             slots=_int(env, "FLINKLAB_SLOTS", 4),
+            run_parallel=_int(env, "FLINKLAB_RUN_PARALLEL", 2),
             jobmanager_memory=env.get("FLINKLAB_JM_MEMORY") or DEFAULT_JM_MEMORY,
             taskmanager_memory=env.get("FLINKLAB_TM_MEMORY") or DEFAULT_TM_MEMORY,
             image=env.get("FLINK_IMAGE") or DEFAULT_FLINK_IMAGE,
@@ -167,6 +170,8 @@ class Settings:
                              "Use a port between 1 and 65535 (0: no SQL gateway).")
         if self.taskmanagers < 1 or self.slots < 1:
             raise UsageError("A cluster needs at least 1 TaskManager with at least 1 slot.")
+        if self.run_parallel < 1:
+            raise UsageError(f"Cannot run {self.run_parallel} steps at once.", "Use 1 or more (1: one at a time).")
 
     @property
     def rest_url(self) -> str:

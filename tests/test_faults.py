@@ -1,12 +1,15 @@
 """The fault machinery without a cluster: the state-dir lock, process ownership against real unrelated processes,
-and the watch that interrupts a lab step when the cluster stops answering. (The faults themselves, against a real
+and the watch that aborts the client's calls when the cluster stops answering. (The faults themselves, against a real
 cluster, are in test_faults_live.py.)"""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -14,10 +17,11 @@ from conftest import free_port
 
 from flinklab.cluster.lifecycle import WAITING_MESSAGE, lock_file, state_lock
 from flinklab.cluster.local import find_ours, is_ours
-from flinklab.errors import ClusterError
+from flinklab.errors import ClusterError, NoClusterError
 from flinklab.gateway import process as gateway
-from flinklab.labs.runner import ClusterWatch
 from flinklab.settings import Settings
+from flinklab.sqlclient.protocol import GatewayClient
+from flinklab.sqlclient.watch import ClusterWatch
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -100,13 +104,72 @@ def test_a_process_that_names_our_files_is_not_ours(tmp_settings: Settings) -> N
         tail.wait()
 
 
-def test_the_watch_interrupts_the_main_thread_when_the_cluster_stops_answering() -> None:
-    gone: list[bool] = []
-    watch = ClusterWatch(f"http://127.0.0.1:{free_port()}", on_gone=lambda: gone.append(True))
-    with pytest.raises(KeyboardInterrupt), watch:
-        for _ in range(600):  # a step polling its gateway: short calls, the interrupt lands between them
-            time.sleep(0.1)
-    assert watch.gone and gone == [True]
+class Recorder(BaseHTTPRequestHandler):
+    """A local HTTP server that answers `{}` to everything and records what it was asked."""
+
+    seen: list[tuple[str, str]] = []
+
+    def _answer(self) -> None:
+        self.seen.append((self.command, self.path))
+        body = json.dumps({}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_DELETE = do_POST = _answer
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def answering() -> object:
+    Recorder.seen = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_the_watch_fires_on_any_thread_when_the_cluster_stops_answering() -> None:
+    gone: list[str] = []
+    watch = ClusterWatch(f"http://127.0.0.1:{free_port()}",
+                         on_gone=lambda: gone.append(threading.current_thread().name))
+
+    def step() -> None:  # a step of a parallel run: not the main thread
+        with watch:
+            deadline = time.monotonic() + 60
+            while not gone and time.monotonic() < deadline:
+                time.sleep(0.1)
+
+    worker = threading.Thread(target=step)
+    worker.start()
+    worker.join(70)
+    assert watch.gone and gone == ["flinklab-cluster-watch"]
+
+
+def test_the_watch_stays_quiet_while_the_cluster_answers(answering: str) -> None:
+    with ClusterWatch(answering, on_gone=lambda: pytest.fail("fired")) as watch:
+        time.sleep(ClusterWatch.POLL_SECONDS * (ClusterWatch.MISSES + 1))
+    assert not watch.gone and ("GET", "/config") in Recorder.seen
+
+
+def test_an_aborted_client_refuses_its_next_call_but_still_cleans_up(answering: str) -> None:
+    api = GatewayClient(answering)
+    api.info()
+    api.abort(lambda: NoClusterError("http://127.0.0.1:1"))
+    for call in (api.info, lambda: api.execute("s", "SELECT 1"), lambda: api.fetch("/v3/sessions/s/x")):
+        with pytest.raises(NoClusterError):
+            call()
+    api.close_operation("s", "o")  # closing cancels the operation's job: it still goes out
+    api.close_session("s")
+    api.close()
+    assert Recorder.seen == [("GET", "/v3/info"), ("DELETE", "/v3/sessions/s/operations/o/close"),
+                             ("DELETE", "/v3/sessions/s")]
 
 
 def test_the_watch_stays_quiet_when_no_url_is_known() -> None:

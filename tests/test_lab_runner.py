@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -198,7 +199,7 @@ def test_run_lab_on_the_cluster(flink_cluster, sql_client, tmp_path):
     (workspace / "report.json").write_text('{"rows": 999}\n')  # the learner's own
     recorder = Recorder()
 
-    run: LabRun = run_lab(settings, TINY, solution=True, client=sql_client, progress=recorder)
+    run: LabRun = run_lab(settings, TINY, solution=True, client=sql_client, progress=recorder, parallel=1)
 
     broken, count, rejected = run.steps
     # the failing step is recorded, with its .out as the client would have written it
@@ -231,6 +232,74 @@ def test_run_lab_on_the_cluster(flink_cluster, sql_client, tmp_path):
     only = run_lab(settings, TINY, only="count", client=sql_client)
     assert [s.step.id for s in only.steps] == ["count"] and only.ok
     assert only.report_backup is None  # same report again: nothing to back up
+
+
+#: Streaming steps with a job each (a bounded CSV, so each ends), for runs of several steps at once.
+SLOW = """SET 'sql-client.execution.result-mode' = 'tableau';
+SELECT k, v * {n} AS v FROM tiny WHERE v > {n};
+"""
+TWINS = Lab(
+    name="twins",
+    title="Independent streaming steps and a batch one",
+    steps=(
+        *(Step(id=f"s{n}", title=f"rows above {n}", sql_file=f"s{n}.sql", out_file=f"s{n}.out") for n in (0, 1, 2)),
+        Step(id="count", title="batch count", sql_file="count.sql", out_file="count.out", mode="batch"),
+        Step(id="s3", title="rows above 3", sql_file="s3.sql", out_file="s3.out"),
+    ),
+    fixtures=FixtureSpec(files=("tiny_runner.csv",), generate=lambda seed, scale: {}),
+    report_fields=("rows", "total"),
+    build_report=build_report,
+    checks=lambda ctx: [],
+)
+
+
+class Timeline(RunProgress):
+    def __init__(self):
+        self.spans: dict[str, list[float]] = {}
+
+    def step_started(self, step):
+        self.spans[step.id] = [time.monotonic()]
+
+    def step_finished(self, run):
+        self.spans[run.step.id].append(time.monotonic())
+
+
+def _without_times(text: str) -> str:
+    return re.sub(r"\(\d+\.\d+ seconds\)", "(TIME)", text)
+
+
+@pytest.mark.live
+def test_parallel_run_matches_one_at_a_time(flink_cluster, sql_client, tmp_path):
+    """Up to 3 steps at once give the very outputs of one step at a time; the batch step runs alone."""
+    project = tmp_path / "project"
+    sql = project / "sql" / "twins"
+    sql.mkdir(parents=True)
+    (sql / "ddl.sql").write_text(DDL)
+    (sql / "count.sql").write_text(COUNT)
+    for n in range(4):
+        (sql / f"s{n}.sql").write_text(SLOW.format(n=n))
+    (flink_cluster.data_dir / "tiny_runner.csv").write_text(CSV_ROWS)
+    outputs = {}
+    timelines = {}
+    for parallel in (1, 3):
+        settings = flink_cluster.with_overrides(project_root=project, workspace_root=tmp_path / f"ws{parallel}")
+        timelines[parallel] = Timeline()
+        run = run_lab(settings, TWINS, solution=True, client=sql_client, progress=timelines[parallel],
+                      parallel=parallel)
+        assert run.ok and [s.step.id for s in run.steps] == ["s0", "s1", "s2", "count", "s3"], run.steps
+        assert all(len(s.job_ids) == 1 for s in run.steps)
+        outputs[parallel] = {s.step.id: _without_times(s.out_file.read_text()) for s in run.steps}
+    assert outputs[3] == outputs[1]
+    rows = re.findall(r"\| \+I \|\s+(\w) \|\s+(\d+) \|", outputs[3]["s2"])
+    assert rows == [("c", "6"), ("d", "8")]  # v > 2, times 2
+
+    def overlap(spans, a, b):
+        return spans[a][0] < spans[b][1] and spans[b][0] < spans[a][1]
+
+    one, three = timelines[1].spans, timelines[3].spans
+    assert not any(overlap(one, a, b) for a in one for b in one if a < b)  # one at a time
+    assert overlap(three, "s0", "s1") and overlap(three, "s1", "s2")  # at once
+    assert not any(overlap(three, "count", other) for other in three if other != "count")  # batch alone
 
 
 class BorrowedClient:

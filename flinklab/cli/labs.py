@@ -46,12 +46,15 @@ def run_command(
     only: Annotated[Optional[str], typer.Option("--only", metavar="STEP", help="Run just this step.")] = None,
     workspace: Annotated[Optional[Path], typer.Option("--workspace", help=WORKSPACE_HELP)] = None,
     data_dir: Annotated[Optional[Path], typer.Option("--data-dir", help=DATA_DIR_HELP)] = None,
+    parallel: Annotated[Optional[int], typer.Option(
+        "--parallel", metavar="N", help="Steps run at once, each in its own session (default "
+        "$FLINKLAB_RUN_PARALLEL or 2; never more than the cluster's free slots; 1: one at a time).")] = None,
 ) -> None:
     """Run a lab's steps like `sql-client.sh -i ddl.sql -f STEP.sql > STEP.out`, then write report.json."""
     from flinklab.cli.run_view import LiveProgress, render_run
     from flinklab.labs.runner import run_lab, select_steps
 
-    settings = settings_from(workspace_root=workspace, data_dir=data_dir)
+    settings = settings_from(workspace_root=workspace, data_dir=data_dir, run_parallel=parallel)
     the_lab = get_lab(lab)
     steps = select_steps(the_lab, only)
     if not solution and not settings.workspace(the_lab.name).is_dir():

@@ -77,9 +77,10 @@ def run_sql(
             if stdin.isatty():
                 err_console.print("[dim]Reading SQL from stdin; end with Ctrl-D.[/]")
             script_text = stdin.read()
-        result = run_invocation(
-            client, out, init_files=init, script_file=file, defines=defines, script_text=script_text
-        )
+        with client.watching():  # a JobManager that dies mid-query ends the call at once, not after minutes
+            result = run_invocation(
+                client, out, init_files=init, script_file=file, defines=defines, script_text=script_text
+            )
     finally:
         client.close()
     return ExitStatus.SUCCESS if result.ok else ExitStatus.FAILURE

@@ -8,17 +8,18 @@ but the learner runs every file anyway.
 
 from __future__ import annotations
 
-import _thread
+import copy
 import json
-import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from flinklab.cluster.base import resolve_rest_url
 from flinklab.cluster.rest import FlinkRest, RestUnavailable
-from flinklab.errors import ClusterError, FlinklabError, NoClusterError, UsageError
+from flinklab.errors import ClusterError, FlinklabError, UsageError
 from flinklab.labs.base import Lab, Step
 from flinklab.labs.solution import InstallResult, install_solution, write_keeping_backup
 from flinklab.settings import Settings
@@ -106,51 +107,6 @@ class _StepListener:
         self.progress.statement_finished(self.step, outcome)
 
 
-class ClusterWatch:
-    """While a step runs, poll the cluster's REST endpoint; when it stops answering (a dead JobManager), interrupt
-    the step at once instead of letting the gateway's client retry for minutes, and say so (`gone`).
-
-    The interrupt is a KeyboardInterrupt raised in the main thread (`_thread.interrupt_main`); run_step turns it
-    into NoClusterError when `gone` is set. Off when the step does not run in the main thread or the cluster's URL
-    is unknown (a gateway named by URL)."""
-
-    POLL_SECONDS = 1.0
-    MISSES = 3  # consecutive unanswered polls: one slow answer of a busy JobManager is not a death
-
-    def __init__(self, rest_url: str | None, on_gone: Callable[[], None] = lambda: None):
-        self.rest_url = rest_url
-        self.on_gone = on_gone  # called before the interrupt (e.g. to make the client's clean-up calls short)
-        self.gone = False
-        self._stop = threading.Event()
-        self._fire = threading.Lock()  # stopping and firing exclude each other: no interrupt after __exit__
-        self._thread: threading.Thread | None = None
-
-    def __enter__(self) -> ClusterWatch:
-        if self.rest_url and threading.current_thread() is threading.main_thread():
-            self._thread = threading.Thread(target=self._watch, name="flinklab-cluster-watch", daemon=True)
-            self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        with self._fire:
-            self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-
-    def _watch(self) -> None:
-        rest = FlinkRest(str(self.rest_url), timeout=self.POLL_SECONDS * 2)
-        misses = 0
-        while not self._stop.wait(self.POLL_SECONDS):
-            misses = 0 if rest.is_up() else misses + 1
-            if misses >= self.MISSES:
-                with self._fire:
-                    if not self._stop.is_set():
-                        self.gone = True
-                        self.on_gone()
-                        _thread.interrupt_main()
-                return
-
-
 def select_steps(lab: Lab, only: str | None) -> list[Step]:
     """The steps a run covers: just `only` (an unknown id is a UsageError), else all of them."""
     return [lab.step(only)] if only else list(lab.steps)
@@ -166,23 +122,16 @@ def run_step(client: SqlClient, lab: Lab, step: Step, workspace: Path, progress:
     init_files = [workspace / lab.init_file] if step.uses_init else []
     tmp = run.out_file.with_name(f".{run.out_file.name}.tmp")
     started = time.monotonic()
-    watch = ClusterWatch(getattr(client, "cluster_url", None), on_gone=lambda: client.api.shorten_timeout(2.0))
     try:
-        try:
-            with watch, tmp.open("w", encoding="utf-8", newline="") as out:
-                result = run_invocation(
-                    client,
-                    out,
-                    init_files=init_files,
-                    script_file=workspace / step.sql_file,
-                    listener=_StepListener(step, progress),
-                )
-        except (KeyboardInterrupt, FlinklabError):
-            if not watch.gone:
-                raise  # a real Ctrl-C, or the step's own error
-            # whatever the interrupted clean-up said (the gateway's calls time out now), the cause is the cluster
-            raise NoClusterError(str(watch.rest_url)) from None
-    except FlinklabError as exc:
+        with tmp.open("w", encoding="utf-8", newline="") as out:
+            result = run_invocation(
+                client,
+                out,
+                init_files=init_files,
+                script_file=workspace / step.sql_file,
+                listener=_StepListener(step, progress),
+            )
+    except FlinklabError as exc:  # the cluster or the gateway went away (the watch aborted the client), ...
         # Not the step's output: a previous complete STEP.out stays; what was printed is kept aside, by a name
         # no one takes for a finished output.
         run.seconds = time.monotonic() - started
@@ -237,6 +186,10 @@ def _keep_partial(tmp: Path, out_file: Path) -> Path | None:
         return None
 
 
+class _RunStopped(Exception):
+    """What the other steps of a parallel run raise once one step ended the run (Ctrl-C, an unwritable output)."""
+
+
 class _StepAborted(Exception):
     def __init__(self, run: StepRun, cause: FlinklabError):
         super().__init__(cause.message)
@@ -253,6 +206,84 @@ def _cluster_gone(aborted: _StepAborted) -> ClusterError:
         f"unchanged{kept}; no report written).",
         aborted.cause.hint or "Repair the cluster with `flink-up`, then run again.",
     )
+
+
+def _parallelism(client: SqlClient | None, wanted: int, runnable: int) -> int:
+    """How many steps to run at once: `wanted`, but no more than there are steps or free slots (a class sharing
+    one cluster keeps the slots for each other)."""
+    if client is None or runnable <= 1 or wanted <= 1:
+        return 1
+    free = wanted
+    if client.cluster_url is not None:
+        try:
+            free = int(FlinkRest(client.cluster_url, timeout=5).overview().get("slots-available", wanted))
+        except (RestUnavailable, TypeError, ValueError):
+            free = 1
+    return max(1, min(wanted, runnable, free))
+
+
+#: A step's job that found no free slot: Flink fails a streaming job at once when the cluster has none to give.
+NO_SLOT = "NoResourceAvailableException"
+
+
+def _run_steps(client: SqlClient | None, lab: Lab, steps: list[Step], workspace: Path, skip_reason: dict[str, str],
+               progress: RunProgress, parallel: int) -> list[StepRun]:
+    """Every step's run, in the lab's order: one at a time, or up to `parallel` at once on threads sharing the
+    client. A batch step runs alone (its job takes a slot per region); a step whose job found no free slot while
+    others ran is run again, alone. When the cluster or the gateway goes away (ClusterError), the other steps
+    are stopped and the run ends with one error; Ctrl-C stops them all too."""
+
+    def one(step: Step) -> StepRun:
+        reason = skip_reason.get(step.id)
+        if reason:
+            step_run = StepRun(step=step, out_file=workspace / step.out_file, error=reason)
+        else:
+            assert client is not None
+            progress.step_started(step)
+            try:
+                step_run = run_step(client, lab, step, workspace, progress)
+            except _StepAborted as aborted:
+                progress.step_finished(aborted.run)
+                if isinstance(aborted.cause, ClusterError):
+                    raise  # later steps would only wait and fail, and a report would grade a half-run lab
+                return aborted.run
+        progress.step_finished(step_run)
+        return step_run
+
+    try:
+        if parallel <= 1 or client is None:
+            return [one(step) for step in steps]
+        runs: dict[str, StepRun] = {}
+        with ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="flinklab-step") as pool:
+            running: list[tuple[Step, Future[StepRun]]] = []
+            try:
+                for step in steps:
+                    if step.mode == "batch" and step.id not in skip_reason:
+                        _collect(running, runs)
+                        runs[step.id] = one(step)
+                    else:
+                        running.append((step, pool.submit(one, step)))
+                _collect(running, runs)
+            except BaseException as exc:
+                for _, future in running:
+                    future.cancel()
+                stop: BaseException = exc.cause if isinstance(exc, _StepAborted) else _RunStopped()
+                client.abort(lambda: copy.copy(stop))  # the running steps stop at their next call
+                raise
+        for step in steps:
+            if NO_SLOT in runs[step.id].error:
+                runs[step.id] = one(step)
+        return [runs[step.id] for step in steps]
+    except _StepAborted as aborted:
+        raise _cluster_gone(aborted) from None
+
+
+def _collect(running: list[tuple[Step, Future[StepRun]]], runs: dict[str, StepRun]) -> None:
+    """Wait for the steps in `running`, in order, into `runs` (the first one's exception is raised)."""
+    while running:
+        step, future = running[0]
+        runs[step.id] = future.result()
+        running.pop(0)
 
 
 def job_durations(settings: Settings, job_ids: list[str]) -> dict[str, float | None]:
@@ -298,12 +329,15 @@ def run_lab(
     only: str | None = None,
     client: SqlClient | None = None,
     progress: RunProgress | None = None,
+    parallel: int | None = None,
 ) -> LabRun:
     """Run the lab's steps (or just `only`) in its workspace and write report.json.
 
     Without `solution`, the learner's files run; missing ones are skipped and listed. With `solution`, the
     reference SQL is installed first (the learner's differing files are backed up). One SqlClient for all steps:
-    `client` if given (left open), else one created here and closed at the end.
+    `client` if given (left open), else one created here and closed at the end. Up to `parallel` steps run at
+    once (default `settings.run_parallel`; never more than the cluster's free slots); the results are the same
+    as one at a time, as each step has its own session and writes only its own files.
     """
     progress = progress or RunProgress()
     steps = select_steps(lab, only)
@@ -334,22 +368,10 @@ def run_lab(
 
         client = SqlClient(settings)
     try:
-        for step in steps:
-            reason = skip_reason.get(step.id)
-            if reason:
-                step_run = StepRun(step=step, out_file=workspace / step.out_file, error=reason)
-            else:
-                progress.step_started(step)
-                try:
-                    step_run = run_step(client, lab, step, workspace, progress)
-                except _StepAborted as aborted:
-                    step_run = aborted.run
-                    if isinstance(aborted.cause, ClusterError):
-                        # later steps would only wait and fail, and a report would grade a half-run lab
-                        progress.step_finished(step_run)
-                        raise _cluster_gone(aborted) from None
-            run.steps.append(step_run)
-            progress.step_finished(step_run)
+        wanted = settings.run_parallel if parallel is None else parallel
+        with client.watching() if client is not None else nullcontext():
+            run.steps = _run_steps(client, lab, steps, workspace, skip_reason, progress,
+                                   _parallelism(client, wanted, len(steps) - len(skip_reason)))
     finally:
         if own_client and client is not None:
             client.close()

@@ -14,7 +14,7 @@ job is cancelled when the operation is closed), so the planner's own errors come
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TextIO
@@ -28,6 +28,7 @@ from flinklab.sqlclient.printer import Printer, StreamingPrinter, reason_from_se
 from flinklab.sqlclient.protocol import GatewayClient, GatewayError, Page
 from flinklab.sqlclient.splitter import split_statements, strip_comments
 from flinklab.sqlclient.sqlfiles import read_sql
+from flinklab.sqlclient.watch import ClusterWatch
 
 if TYPE_CHECKING:
     from flinklab.gateway.server import EmbeddedGateway
@@ -169,6 +170,18 @@ class SqlClient:
     def check(self) -> None:
         """Raise NoGatewayError (one line) unless the gateway answers."""
         self.api.info()
+
+    def abort(self, error: Callable[[], BaseException]) -> None:
+        """Stop whatever runs through this client, on any thread, at its next gateway call (`error()` is raised
+        there); clean-up calls still go out, each given up after 2 s."""
+        self.api.shorten_timeout(2.0)
+        self.api.abort(error)
+
+    def watching(self) -> ClusterWatch:
+        """A watch on this client's cluster for a `with` block: when the cluster stops answering, this client is
+        aborted with NoClusterError (no watch for a gateway named by URL: its cluster is unknown)."""
+        url = self.cluster_url
+        return ClusterWatch(url, on_gone=lambda: self.abort(lambda: NoClusterError(str(url))))
 
     def new_session(self, conf: Mapping[str, str] | None = None) -> ClientSession:
         """A fresh gateway session: an empty catalog and `conf` (like `-D k=v`) as its defaults."""

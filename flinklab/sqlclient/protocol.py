@@ -5,7 +5,7 @@ Speaks the protocol as Flink documents it, so it works against flinklab's gatewa
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,6 +63,13 @@ class GatewayClient:
     def __init__(self, url: str, timeout: float = 60.0):
         self.url = url.rstrip("/")
         self._http = httpx.Client(base_url=self.url, timeout=timeout)
+        self._abort: Callable[[], BaseException] | None = None
+
+    def abort(self, error: Callable[[], BaseException]) -> None:
+        """From now on every call except the clean-up ones (closing an operation or a session) raises `error()`
+        before it is sent: whatever runs statements through this client stops at its next call (the cluster died,
+        or Ctrl-C). A fetch in flight ends within the gateway's wait for rows. Safe from any thread."""
+        self._abort = error
 
     def close(self) -> None:
         self._http.close()
@@ -71,7 +78,9 @@ class GatewayClient:
         """From now on, give up on a call after `seconds` (the cluster died: clean-up calls must not wait long)."""
         self._http.timeout = httpx.Timeout(seconds)
 
-    def _call(self, method: str, path: str, body: Mapping[str, Any] | None = None) -> Any:
+    def _call(self, method: str, path: str, body: Mapping[str, Any] | None = None, *, cleanup: bool = False) -> Any:
+        if self._abort is not None and not cleanup:
+            raise self._abort()
         try:
             response = self._http.request(method, path, json=body)
         except httpx.TransportError:
@@ -98,7 +107,7 @@ class GatewayClient:
         return str(self._call("POST", self._v("/sessions"), body)["sessionHandle"])
 
     def close_session(self, session: str) -> None:
-        self._call("DELETE", self._v(f"/sessions/{session}"))
+        self._call("DELETE", self._v(f"/sessions/{session}"), cleanup=True)
 
     def session_config(self, session: str) -> dict[str, str]:
         return dict(self._call("GET", self._v(f"/sessions/{session}"))["properties"])
@@ -119,7 +128,7 @@ class GatewayClient:
         return str(self._call("PUT", self._v(f"/sessions/{session}/operations/{operation}/cancel"))["status"])
 
     def close_operation(self, session: str, operation: str) -> None:
-        self._call("DELETE", self._v(f"/sessions/{session}/operations/{operation}/close"))
+        self._call("DELETE", self._v(f"/sessions/{session}/operations/{operation}/close"), cleanup=True)
 
     def fetch(self, uri: str) -> Page:
         data = self._call("GET", uri)
