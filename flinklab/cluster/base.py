@@ -24,6 +24,11 @@ from flinklab.settings import Settings
 
 T = TypeVar("T")
 
+#: `resourcemanager.standalone.start-up-time` of the clusters flinklab starts (local, docker, docker-compose.yml):
+#: long, so that a streaming job waits for a free slot instead of failing at once (Flink's standalone resource
+#: manager fails unfulfillable requests after this period). Under pekko's longest timer (about 248 days).
+STANDALONE_START_UP_TIME = "30d"
+
 
 @dataclass
 class BackendDetails:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flinklab.cluster.base import (
+    STANDALONE_START_UP_TIME,
     BackendDetails,
     ClusterRecord,
     ClusterStatus,
@@ -105,6 +106,10 @@ def flink_properties(settings: Settings) -> dict[str, str]:
         # A batch job reserves 512 network buffers by default (sort shuffle): a class's concurrent batch queries
         # ran out of them on one TaskManager. The labs' shuffles are tiny.
         "taskmanager.network.sort-shuffle.min-buffers": "16",
+        # A standalone cluster fails a streaming job at once when no slot is free (after a start-up period that
+        # defaults to slot.request.timeout): a class's queries would fail while classmates' jobs hold the slots.
+        # With a long start-up period they wait for a slot (up to slot.request.timeout), as batch jobs do.
+        "resourcemanager.standalone.start-up-time": STANDALONE_START_UP_TIME,
     }
 
 

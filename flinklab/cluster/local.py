@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from flinklab.cluster.base import (
+    STANDALONE_START_UP_TIME,
     BackendDetails,
     ClusterRecord,
     ClusterStatus,
@@ -464,6 +465,9 @@ class LocalBackend:
             # A batch job reserves 512 network buffers by default (sort shuffle): a class's concurrent batch
             # queries ran out of them on one TaskManager. The labs' shuffles are tiny.
             "taskmanager.network.sort-shuffle.min-buffers": "16",
+            # A streaming job waits for a free slot (up to slot.request.timeout) instead of failing at once while
+            # other jobs hold them (see docker.py).
+            "resourcemanager.standalone.start-up-time": STANDALONE_START_UP_TIME,
             "io.tmp.dirs": str(self.tmp_dir),
             "web.tmpdir": str(self.tmp_dir / "web"),
         }

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
 
+from flinklab.cluster.rest import FlinkRest, RestUnavailable
 from flinklab.gateway.errors import error_text
 from flinklab.gateway.jvm import Jvm
 from flinklab.gateway.operations import Operation
@@ -51,6 +52,7 @@ class GatewayService:
         self._sessions: dict[str, Session] = {}
         self._operations: dict[str, dict[str, Operation]] = {}
         self._lock = threading.Lock()
+        self._parallelism: dict[str, str] = {}  # cluster URL -> its parallelism.default
         self._stopped = threading.Event()
         self._expiry = threading.Thread(target=self._expire_loop, name="flinklab-session-expiry", daemon=True)
         self._expiry.start()
@@ -58,10 +60,28 @@ class GatewayService:
     # ---- sessions --------------------------------------------------------------------------------------
 
     def cluster_conf(self) -> dict[str, str]:
-        """Where a new session's jobs go: `execution.target: remote` at the cluster's REST endpoint."""
-        parsed = urlparse(self.config.cluster_url())
+        """Where a new session's jobs go: `execution.target: remote` at the cluster's REST endpoint, with the
+        cluster's default parallelism (a TableEnvironment made in this JVM would otherwise give every job one
+        task per core of this machine: Flink's gateway takes `parallelism.default` from its configuration)."""
+        url = self.config.cluster_url()
+        parsed = urlparse(url)
         return {"execution.target": "remote", "rest.address": parsed.hostname or "127.0.0.1",
-                "rest.port": str(parsed.port or 8081)}
+                "rest.port": str(parsed.port or 8081), "parallelism.default": self._default_parallelism(url)}
+
+    def _default_parallelism(self, url: str) -> str:
+        """The cluster's `parallelism.default` (asked once per cluster URL; Flink's default 1 if it does not say)."""
+        known = self._parallelism.get(url)
+        if known is None:
+            known = "1"
+            try:
+                entries = FlinkRest(url, timeout=5).get("/jobmanager/config")
+                found = [e.get("value") for e in entries if e.get("key") == "parallelism.default"]
+                if found and str(found[0]).strip().isdigit() and int(found[0]) > 0:
+                    known = str(int(found[0]))
+                self._parallelism[url] = known
+            except (RestUnavailable, AttributeError, TypeError):
+                pass  # asked again next time; the statement itself will say what is wrong with the cluster
+        return known
 
     def open_session(self, properties: Mapping[str, str] | None = None, name: str | None = None) -> Session:
         session = Session(self.jvm, self.cluster_conf(), properties, name)

@@ -222,31 +222,27 @@ def _parallelism(client: SqlClient | None, wanted: int, runnable: int) -> int:
     return max(1, min(wanted, runnable, free))
 
 
-#: A step's job that found no free slot: Flink fails a streaming job at once when the cluster has none to give.
-NO_SLOT = "NoResourceAvailableException"
-
-
 def _run_steps(client: SqlClient | None, lab: Lab, steps: list[Step], workspace: Path, skip_reason: dict[str, str],
                progress: RunProgress, parallel: int) -> list[StepRun]:
     """Every step's run, in the lab's order: one at a time, or up to `parallel` at once on threads sharing the
-    client. A batch step runs alone (its job takes a slot per region); a step whose job found no free slot while
-    others ran is run again, alone. When the cluster or the gateway goes away (ClusterError), the other steps
-    are stopped and the run ends with one error; Ctrl-C stops them all too."""
+    client. A batch step runs alone (its job may take a slot per region). When the cluster or the gateway goes
+    away (ClusterError), the other steps are stopped and the run ends with one error; Ctrl-C stops them all too."""
 
     def one(step: Step) -> StepRun:
         reason = skip_reason.get(step.id)
         if reason:
             step_run = StepRun(step=step, out_file=workspace / step.out_file, error=reason)
-        else:
-            assert client is not None
-            progress.step_started(step)
-            try:
-                step_run = run_step(client, lab, step, workspace, progress)
-            except _StepAborted as aborted:
-                progress.step_finished(aborted.run)
-                if isinstance(aborted.cause, ClusterError):
-                    raise  # later steps would only wait and fail, and a report would grade a half-run lab
-                return aborted.run
+            progress.step_finished(step_run)
+            return step_run
+        assert client is not None
+        progress.step_started(step)
+        try:
+            step_run = run_step(client, lab, step, workspace, progress)
+        except _StepAborted as aborted:
+            progress.step_finished(aborted.run)
+            if isinstance(aborted.cause, ClusterError):
+                raise  # later steps would only wait and fail, and a report would grade a half-run lab
+            return aborted.run
         progress.step_finished(step_run)
         return step_run
 
@@ -270,9 +266,6 @@ def _run_steps(client: SqlClient | None, lab: Lab, steps: list[Step], workspace:
                 stop: BaseException = exc.cause if isinstance(exc, _StepAborted) else _RunStopped()
                 client.abort(lambda: copy.copy(stop))  # the running steps stop at their next call
                 raise
-        for step in steps:
-            if NO_SLOT in runs[step.id].error:
-                runs[step.id] = one(step)
         return [runs[step.id] for step in steps]
     except _StepAborted as aborted:
         raise _cluster_gone(aborted) from None
