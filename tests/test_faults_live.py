@@ -245,7 +245,8 @@ def test_jobmanager_killed_during_flinklab_run(own: Settings) -> None:
         if lab.poll() is None:
             lab.kill()
     assert lab.returncode == 2, (out, err)
-    assert_one_clear_line(err, "the run stopped at step tumble", "tumble.out is unchanged")
+    assert_one_clear_line(err, "No Flink cluster answers at", "the run stopped at step tumble",
+                          "tumble.out is unchanged")
     for name, text in files.items():
         assert (workspace / name).read_text() == text, name
     partial = workspace / "tumble.out.partial"
@@ -258,6 +259,34 @@ def test_jobmanager_killed_during_flinklab_run(own: Settings) -> None:
     assert is_ours(read_record(own).details.jobmanager_pid, conf_dir(own))
     query = run(own, "sql-client.sh", input="SELECT 40 + 2 AS answer;\n")
     assert query.returncode == 0 and "42" in query.stdout, query.stdout + query.stderr
+
+
+def test_jobmanager_killed_during_sql_client(own: Settings, tmp_path: Path) -> None:
+    """The JobManager dies while a plain `sql-client.sh -f` streams a query: the client's watch ends the call within
+    seconds (the gateway alone would retry for minutes): one line, exit 2, no shutdown lines in the output."""
+    bring_up(own)  # repaired by the test above
+    (tmp_path / "ddl.sql").write_text(ENDLESS_DDL)
+    (tmp_path / "q.sql").write_text(ENDLESS_QUERY)
+    out = tmp_path / "q.out"
+    jm_pid = read_record(own).details.jobmanager_pid
+    with out.open("w") as sink:
+        client = spawn(own, "sql-client.sh", "-i", str(tmp_path / "ddl.sql"), "-f", str(tmp_path / "q.sql"),
+                       stdout=sink, stderr=subprocess.PIPE)
+        try:
+            wait_for(lambda: "| +I |" in out.read_text(), 120, "rows in the output")
+            os.kill(jm_pid, signal.SIGKILL)
+            killed = time.monotonic()
+            _, err = client.communicate(timeout=120)
+            took = time.monotonic() - killed
+        finally:
+            if client.poll() is None:
+                client.kill()
+    assert client.returncode == 2, err
+    assert_one_clear_line(err, "No Flink cluster answers at", "flink-up")
+    assert took < 30, f"the call ended {took:.0f} s after the JobManager died"
+    assert "Shutting down the session" not in out.read_text()
+    up = run(own, "flink-up")
+    assert up.returncode == 0 and "repaired" in up.stdout, up.stdout + up.stderr
 
 
 # ------------------------------------------------------------------------------------ 2. gateway killed mid-query

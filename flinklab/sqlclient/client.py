@@ -342,8 +342,8 @@ class ClientSession:
         finally:
             try:
                 self.api.close_operation(self.handle, operation)
-            except GatewayError:
-                pass
+            except (GatewayError, FlinklabError):
+                pass  # closing is clean-up: what went wrong (a dead cluster, Ctrl-C) is what propagates
 
     def _wait_for_job(self, first: Page, printer: Printer, operation: str) -> None:
         """INSERT / statement set / EXECUTE PLAN: print the submission, then wait for the job to end."""
