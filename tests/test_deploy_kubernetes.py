@@ -44,7 +44,7 @@ def test_flink_options_match_the_docker_backend(manifests: dict) -> None:
     conf = manifests["FlinkDeployment/flinklab-class"]["spec"]["flinkConfiguration"]
     ours = flink_properties(Settings.from_env({"HOME": "/nonexistent"}))
     for key in ("parallelism.default", "jobmanager.execution.failover-strategy", "pekko.startup-timeout",
-                "slot.request.timeout"):
+                "slot.request.timeout", "resourcemanager.standalone.start-up-time"):
         assert str(conf[key]) == ours[key], key
     assert int(conf["rest.port"]) == DEFAULT_REST_PORT
 
