@@ -459,6 +459,12 @@ def _run_cases() -> list[Case]:
              ("Option '--only' requires an argument",)),
         Case("run-bad-port-env", ["flinklab", "run", "joins"], None, 2, ("FLINKLAB_REST_PORT='x'",),
              env={"FLINKLAB_REST_PORT": "x"}),
+        Case("run-parallel-zero", ["flinklab", "run", "joins", "--parallel", "0"], None, 2,
+             ("Cannot run 0 steps at once",)),
+        Case("run-parallel-not-a-number", ["flinklab", "run", "joins", "--parallel", "two"], None, 2,
+             ("Invalid value for '--parallel': 'two'",)),
+        Case("run-bad-parallel-env", ["flinklab", "run", "joins"], None, 2, ("FLINKLAB_RUN_PARALLEL='x'",),
+             env={"FLINKLAB_RUN_PARALLEL": "x"}),
     ]
 
 
