@@ -2,8 +2,10 @@
 
 Each step does exactly what `sql-client.sh -i ddl.sql -f STEP.sql > STEP.out 2>&1` does: a fresh gateway session
 per step (as each `sql-client.sh` call has its own), all steps over one connection to the gateway that `flink-up`
-started. A failing step does not stop the run: the real client stops at the first failing statement of a file,
-but the learner runs every file anyway.
+started. Steps are independent (each reads ddl.sql and its own file, and writes only its own outputs), so up to
+`run_parallel` of them run at once, which hides each step's planning and result fetching behind another's job. A
+failing step does not stop the run: the real client stops at the first failing statement of a file, but the
+learner runs every file anyway. A watch on the cluster ends the run within seconds when the JobManager dies.
 """
 
 from __future__ import annotations
