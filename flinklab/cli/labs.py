@@ -48,7 +48,7 @@ def run_command(
     data_dir: Annotated[Optional[Path], typer.Option("--data-dir", help=DATA_DIR_HELP)] = None,
     parallel: Annotated[Optional[int], typer.Option(
         "--parallel", metavar="N", help="Steps run at once, each in its own session (default "
-        "$FLINKLAB_RUN_PARALLEL or 2; never more than the cluster's free slots; 1: one at a time).")] = None,
+        "$FLINKLAB_RUN_PARALLEL or 3; never more than the cluster's free slots; 1: one at a time).")] = None,
 ) -> None:
     """Run a lab's steps like `sql-client.sh -i ddl.sql -f STEP.sql > STEP.out`, then write report.json."""
     from flinklab.cli.run_view import LiveProgress, render_run
