@@ -107,7 +107,7 @@ class Settings:
     remote_url: str = ""  # FLINKLAB_REST_URL: the running cluster `--backend remote` attaches to
     taskmanagers: int = 1  # FLINKLAB_TASKMANAGERS
     slots: int = 4  # FLINKLAB_SLOTS: slots per TaskManager
-    run_parallel: int = DEFAULT_RUN_PARALLEL  # FLINKLAB_RUN_PARALLEL: steps `flinklab run` runs at once (at most the free slots)
+    run_parallel: int = DEFAULT_RUN_PARALLEL  # FLINKLAB_RUN_PARALLEL: steps `flinklab run` runs at once
     jobmanager_memory: str = DEFAULT_JM_MEMORY  # FLINKLAB_JM_MEMORY (jobmanager.memory.process.size)
     taskmanager_memory: str = DEFAULT_TM_MEMORY  # FLINKLAB_TM_MEMORY (taskmanager.memory.process.size)
     image: str = DEFAULT_FLINK_IMAGE  # FLINK_IMAGE: the Docker backend's image
