@@ -145,7 +145,7 @@ def concurrent_sessions(settings: Settings, n: int, row: Row, figures: dict) -> 
                     with lock:
                         leaks.append(f"learner {i} sees {shown}")
                 session.close()
-                run = run_lab(mine, lab, solution=True, client=client)
+                run = run_lab(mine, lab, solution=True, client=client, parallel=1)  # a learner, call by call
             report = grade_lab(mine, lab)
             with lock:
                 latencies.extend(step.seconds for step in run.steps if step.ran)
