@@ -17,7 +17,7 @@ PROJECT = Path(__file__).resolve().parent.parent
 # flinklab.cluster.registry is only names (Settings validates a backend name against it); the rest is heavy.
 HEAVY = ("flinklab.cluster.base", "flinklab.cluster.local", "flinklab.cluster.docker", "flinklab.cluster.rest",
          "flinklab.cluster.lifecycle", "flinklab.labs.runner", "flinklab.gateway", "docker", "pyflink", "py4j",
-         "httpx", "uvicorn", "starlette")
+         "httpx", "uvicorn", "starlette", "flinklab.cluster.image", "flinklab.pictures")
 
 
 def test_every_registered_command_is_in_the_table():
@@ -54,6 +54,7 @@ def _modules_after(entry: str, prog: str, args: list[str], tmp_path: Path) -> tu
     ("main", "flinklab", ["check", "--help"]),
     ("main", "flinklab", ["fixtures", "generate", "--scale", "0"]),
     ("sql_client_main", "sql-client.sh", ["--help"]),
+    ("main", "flinklab", ["--help"]),  # every command module, none of what the commands run
 ])
 def test_commands_without_a_cluster_import_no_cluster_code(entry, prog, args, tmp_path):
     status, modules = _modules_after(entry, prog, args, tmp_path)

@@ -8,18 +8,18 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import asdict
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 from rich.markup import escape
 
 from flinklab.cli.app import app, command, console, err_console, settings_from
-from flinklab.cluster.base import ClusterStatus, UpResult
-from flinklab.cluster.lifecycle import DownResult, bring_down, bring_up
 from flinklab.cluster.registry import backend_names
-from flinklab.cluster.select import cluster_status, log_backend
-from flinklab.cluster.waits import ClusterStartError
 from flinklab.errors import ExitStatus, UsageError
+
+if TYPE_CHECKING:  # the cluster's modules load when a command runs: `flinklab --help` needs none of them
+    from flinklab.cluster.base import ClusterStatus, UpResult
+    from flinklab.cluster.lifecycle import DownResult
 
 # typer reads the parameter annotations at run time: typing.Optional keeps the commands working on Python 3.9.
 # Numbers are taken as text and checked here, so a bad value is one line + exit 2 like every other user error
@@ -66,6 +66,9 @@ def up(
     )
     if rest_url and settings.backend not in ("auto", "remote"):
         raise UsageError(f"--rest-url is for --backend remote, not --backend {settings.backend}.")
+    from flinklab.cluster.lifecycle import bring_up
+    from flinklab.cluster.waits import ClusterStartError
+
     with console.status("starting the cluster…") as spinner:
 
         def progress(message: str) -> None:
@@ -108,6 +111,8 @@ def render_up(result: UpResult, gateway_url: str) -> None:
 
 def down() -> None:
     """Stop what `flink-up` started, or detach from a remote cluster (a no-op when nothing runs)."""
+    from flinklab.cluster.lifecycle import bring_down
+
     result = bring_down(
         settings_from(), say=lambda message: console.print(f"[yellow]{escape(message)}[/]", soft_wrap=True)
     )
@@ -129,6 +134,8 @@ def status(as_json: bool = typer.Option(False, "--json", help="Machine-readable 
     from flinklab.gateway import process as gateway
 
     settings = settings_from()
+    from flinklab.cluster.select import cluster_status
+
     st = cluster_status(settings)
     gw = gateway.gateway_state(settings)
     if st.running and not gw.healthy and settings.gateway_port:
@@ -183,6 +190,8 @@ def logs(
 
             lines = gateway.follow_log(settings, follow)
         else:
+            from flinklab.cluster.select import log_backend
+
             lines = log_backend(settings).follow_logs(component, follow)
         for line in lines:
             sys.stdout.write(line + "\n")

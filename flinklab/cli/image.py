@@ -6,7 +6,6 @@ import typer
 from rich.markup import escape
 
 from flinklab.cli.app import app, command, console, settings_from
-from flinklab.cluster.image import build_offline_image
 
 image_app = typer.Typer(help="Container images for the Docker backend.", no_args_is_help=True)
 app.add_typer(image_app, name="image")
@@ -15,6 +14,8 @@ app.add_typer(image_app, name="image")
 @command("build-offline", target=image_app)
 def build_offline(force: bool = typer.Option(False, "--force", help="Rebuild even when the tag exists.")) -> None:
     """Build a stand-in for the official image from Debian packages and the PyPI Flink (no registry needed)."""
+    from flinklab.cluster.image import build_offline_image  # not for `flinklab --help`
+
     settings = settings_from()
     result = build_offline_image(settings.project_root, force=force,
                                  progress=lambda message: console.print(f"[dim]{escape(message)}[/]"))

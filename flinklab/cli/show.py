@@ -13,19 +13,12 @@ from typing import Annotated, Optional
 import typer
 
 from flinklab.cli.app import app, command, console, settings_from
-from flinklab.labs.windows import reference as ref
-from flinklab.pictures.plan import load_plan_graph, plan_tree
-from flinklab.pictures.plan_svg import plan_svg
-from flinklab.pictures.svg import write_svg
-from flinklab.pictures.windows import windows_figure_for
-from flinklab.pictures.windows_svg import windows_svg
-from flinklab.pictures.windows_term import windows_renderable
 
 show_app = typer.Typer(help="Pictures: the windows lab's timeline, a compiled plan's state.", no_args_is_help=True)
 app.add_typer(show_app, name="show")
 
-#: The terminal shows this much event time unless --from/--to say otherwise (fits 80 columns).
-TERMINAL_SPAN = 30 * ref.MINUTE
+#: The terminal shows this many minutes of event time unless --from/--to say otherwise (fits 80 columns).
+TERMINAL_MINUTES = 30
 SVG_HELP = "Also write the picture as a standalone SVG file."
 
 
@@ -42,8 +35,15 @@ def show_windows(
     data_dir: Annotated[Optional[Path], typer.Option("--data-dir", help="Where windows_orders.csv is.")] = None,
 ) -> None:
     """The windows lab's orders and windows on an event-time axis; your saved output against the expected one."""
+    # the pictures load when a command runs: `flinklab --help` needs none of them
+    from flinklab.labs.windows import reference as ref
+    from flinklab.pictures.svg import write_svg
+    from flinklab.pictures.windows import windows_figure_for
+    from flinklab.pictures.windows_svg import windows_svg
+    from flinklab.pictures.windows_term import windows_renderable
+
     settings = settings_from(workspace_root=workspace, data_dir=data_dir)
-    figure = windows_figure_for(settings, step, time_from, time_to, default_span=TERMINAL_SPAN)
+    figure = windows_figure_for(settings, step, time_from, time_to, default_span=TERMINAL_MINUTES * ref.MINUTE)
     console.print(windows_renderable(figure, console.width))
     if svg is not None:
         whole = windows_figure_for(settings, step, time_from, time_to)
@@ -57,6 +57,10 @@ def show_plan(
     svg: Annotated[Optional[Path], typer.Option("--svg", metavar="FILE", help=SVG_HELP)] = None,
 ) -> None:
     """A compiled plan as a tree of exec nodes with their keys, changelog modes and state tables."""
+    from flinklab.pictures.plan import load_plan_graph, plan_tree
+    from flinklab.pictures.plan_svg import plan_svg
+    from flinklab.pictures.svg import write_svg
+
     graph = load_plan_graph(plan_file)
     console.print(plan_tree(graph))
     if svg is not None:
