@@ -103,7 +103,7 @@ public class FlinklabWorker {
  * Drains a result iterator on its own thread into each row's two encodings of the SQL Gateway protocol:
  * {"kind":"INSERT","fields":[...flink-json values...]} for rowFormat=JSON, and the same with each field as Flink's
  * RowDataToStringConverter renders it (null for NULL) for rowFormat=PLAIN_TEXT. Python takes them in pages with
- * take(): one py4j call per page, and the gateway sends the encoded rows as they are.
+ * take(), which waits on this object's monitor for the first row (or the end), so a waiting fetch is one py4j call.
  */
 class FlinklabRowPump implements Runnable {
     private final CloseableIterator rows;
@@ -111,10 +111,11 @@ class FlinklabRowPump implements Runnable {
     private final RowDataToJsonConverters.RowDataToJsonConverter[] json;
     private final RowData.FieldGetter[] getters;
     private final ObjectMapper mapper = new ObjectMapper();
+    // guarded by this; every change that can end a wait in take() notifies
     private final ArrayList readyJson = new ArrayList();
     private final ArrayList readyText = new ArrayList();
-    private volatile boolean done = false;
-    private volatile Throwable failure = null;
+    private boolean done = false;
+    private Throwable failure = null;
     private volatile boolean closed = false;
 
     public FlinklabRowPump(CloseableIterator rows, RowDataToStringConverter text, LogicalType[] types) {
@@ -131,6 +132,7 @@ class FlinklabRowPump implements Runnable {
     }
 
     public void run() {
+        Throwable failed = null;
         try {
             while (!closed && rows.hasNext()) {
                 RowData row = (RowData) rows.next();
@@ -154,65 +156,75 @@ class FlinklabRowPump implements Runnable {
                 }
                 String encodedJson = mapper.writeValueAsString(asJson);
                 String encodedText = mapper.writeValueAsString(asText);
-                synchronized (readyJson) {
+                synchronized (this) {
                     readyJson.add(encodedJson);
                     readyText.add(encodedText);
+                    notifyAll();
                 }
             }
         } catch (Throwable t) {
             if (!closed) {
-                failure = t;
+                failed = t;
             }
         } finally {
-            done = true;
+            synchronized (this) {
+                failure = failed;
+                done = true;
+                notifyAll();
+            }
         }
     }
 
     /**
-     * Up to max rows: "N\n" then the JSON-format rows joined by commas, a \u0001, and the PLAIN_TEXT-format rows
-     * joined by commas ("0\n\u0001" when none is ready). JSON escapes control characters, so \u0001 only separates.
+     * Up to max rows, waiting up to waitMillis for the first one (or the end): "N S\n", then the JSON-format rows
+     * joined by commas, a \u0001, and the PLAIN_TEXT-format rows joined by commas. S is what follows this page:
+     * R (more rows may come), E (the end: every row was taken) or F (the end by a failure, see getFailure). JSON
+     * escapes control characters, so \u0001 only separates.
      */
-    public String take(int max) {
-        synchronized (readyJson) {
-            int n = Math.min(max, readyJson.size());
-            StringBuilder out = new StringBuilder();
-            out.append(n).append('\n');
-            for (int i = 0; i < n; i++) {
-                if (i > 0) {
-                    out.append(',');
-                }
-                out.append((String) readyJson.get(i));
-            }
-            out.append('\u0001');
-            for (int i = 0; i < n; i++) {
-                if (i > 0) {
-                    out.append(',');
-                }
-                out.append((String) readyText.get(i));
-            }
-            readyJson.subList(0, n).clear();
-            readyText.subList(0, n).clear();
-            return out.toString();
+    public synchronized String take(int max, long waitMillis) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + waitMillis;
+        long left = waitMillis;
+        while (readyJson.isEmpty() && !done && !closed && left > 0) {
+            wait(left);
+            left = deadline - System.currentTimeMillis();
         }
+        int n = Math.min(max, readyJson.size());
+        StringBuilder out = new StringBuilder();
+        out.append(n).append(' ');
+        if (!done || n < readyJson.size()) {
+            out.append('R');
+        } else {
+            out.append(failure == null ? 'E' : 'F');
+        }
+        out.append('\n');
+        for (int i = 0; i < n; i++) {
+            if (i > 0) {
+                out.append(',');
+            }
+            out.append((String) readyJson.get(i));
+        }
+        out.append('\u0001');
+        for (int i = 0; i < n; i++) {
+            if (i > 0) {
+                out.append(',');
+            }
+            out.append((String) readyText.get(i));
+        }
+        readyJson.subList(0, n).clear();
+        readyText.subList(0, n).clear();
+        return out.toString();
     }
 
-    /** True once the iterator is exhausted or failed and every row was taken. */
-    public boolean isFinished() {
-        if (!done) {
-            return false;
-        }
-        synchronized (readyJson) {
-            return readyJson.isEmpty();
-        }
-    }
-
-    public Throwable getFailure() {
+    public synchronized Throwable getFailure() {
         return failure;
     }
 
-    /** Stops the drain and closes the iterator (which cancels an unfinished job). */
+    /** Stops the drain, wakes a waiting take() and closes the iterator (which cancels an unfinished job). */
     public void close() throws Exception {
         closed = true;
+        synchronized (this) {
+            notifyAll();
+        }
         rows.close();
     }
 }

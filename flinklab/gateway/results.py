@@ -66,16 +66,16 @@ class ResultSource:
     def has_job(self) -> bool:
         return self.job_id is not None and not self.is_query
 
-    def take(self, max_rows: int) -> Page:
-        """Up to `max_rows` rows that are ready now (maybe none)."""
+    def take(self, max_rows: int, wait: float = 0.0) -> Page:
+        """Up to `max_rows` rows, waiting at most `wait` seconds for the first one or the end (maybe none)."""
         raise NotImplementedError
 
     def finished(self) -> bool:
-        """No row will come any more (every row was taken)."""
+        """No row will come any more (every row was taken), as of the last `take`."""
         raise NotImplementedError
 
     def failure(self) -> Any:
-        """The Java Throwable that ended the rows early, or None."""
+        """The Java Throwable that ended the rows early (as of the last `take`), or None."""
         return None
 
     def close(self) -> None:
@@ -95,7 +95,7 @@ class StaticRows(ResultSource):
         """Flink's `OK` result of a statement without content (TableResultImpl.TABLE_RESULT_OK)."""
         return StaticRows([string_column("result")], [["OK"]], result_kind="SUCCESS")
 
-    def take(self, max_rows: int) -> Page:
+    def take(self, max_rows: int, wait: float = 0.0) -> Page:
         page, self._rows = self._rows[:max_rows], self._rows[max_rows:]
         joined = ",".join(page)  # all STRING columns: both formats are the same
         return Page(len(page), joined, joined)
@@ -105,28 +105,27 @@ class StaticRows(ResultSource):
 
 
 class PumpedRows(ResultSource):
-    """Rows drained from the JVM by a FlinklabRowPump (one py4j call per page)."""
+    """Rows drained from the JVM by a FlinklabRowPump: one py4j call per page, and per wait for one."""
 
     def __init__(self, jvm: Jvm, result: Any, columns: list[dict[str, Any]], **kwargs: Any):
         super().__init__(columns, table_result=result, **kwargs)
         self._pump = jvm.row_pump(result)
-        self._done = False
+        self._state = "R"  # after the last take: R (rows may come), E (the end), F (the end by a failure)
 
-    def take(self, max_rows: int) -> Page:
-        head, _, rest = str(self._pump.take(max_rows)).partition("\n")
-        count = int(head)
-        if count == 0:
+    def take(self, max_rows: int, wait: float = 0.0) -> Page:
+        reply = str(self._pump.take(max_rows, max(0, round(wait * 1000))))
+        head, _, rest = reply.partition("\n")
+        count, _, self._state = head.partition(" ")
+        if count == "0":
             return EMPTY
         json_rows, _, text_rows = rest.partition("\x01")
-        return Page(count, json_rows, text_rows)
+        return Page(int(count), json_rows, text_rows)
 
     def finished(self) -> bool:
-        if not self._done:
-            self._done = bool(self._pump.isFinished())
-        return self._done
+        return self._state != "R"
 
     def failure(self) -> Any:
-        return self._pump.getFailure()
+        return self._pump.getFailure() if self._state == "F" else None
 
     def close(self) -> None:
         try:
