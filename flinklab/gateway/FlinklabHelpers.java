@@ -17,8 +17,9 @@ import org.apache.flink.formats.json.RowDataToJsonConverters;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ArrayNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
-import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.api.internal.TableEnvironmentInternal;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.operations.Operation;
@@ -52,11 +53,17 @@ public class FlinklabWorker {
         }
     }
 
+    /**
+     * A TableEnvironment over a StreamExecutionEnvironment built from the session's configuration, as Flink's SQL
+     * gateway builds it. TableEnvironment.create would build a LocalStreamEnvironment, whose parallelism is this
+     * machine's core count: a job then asks for that many slots, whatever the cluster's parallelism.default.
+     */
     public TableEnvironmentInternal createEnvironment(final Configuration conf) throws Throwable {
         return (TableEnvironmentInternal) run(new Callable() {
             public Object call() {
                 EnvironmentSettings settings = EnvironmentSettings.newInstance().withConfiguration(conf).build();
-                return TableEnvironment.create(settings);
+                StreamExecutionEnvironment env = new StreamExecutionEnvironment(new Configuration(conf));
+                return StreamTableEnvironment.create(env, settings);
             }
         });
     }
