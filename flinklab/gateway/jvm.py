@@ -1,8 +1,9 @@
 """The gateway's JVM: PyFlink's py4j gateway, plus two small Java helpers compiled inside it.
 
 The helpers (FlinklabHelpers.java) are compiled by Janino, which flink-table-runtime ships, so neither a JDK nor a
-jar of ours is needed: a per-session planner thread (FlinklabWorker) and a row pump that turns result rows into
-JSON lines on a Java thread (FlinklabRowPump), so a page of rows costs one py4j call, not several per row.
+jar of ours is needed: a per-session planner thread (FlinklabWorker), a row pump that turns result rows into
+JSON lines on a Java thread (FlinklabRowPump), so a page of rows costs one py4j call, not several per row, and a
+JobClient that shares one REST client per cluster (FlinklabExecutors, FlinklabJobClient).
 """
 
 from __future__ import annotations
