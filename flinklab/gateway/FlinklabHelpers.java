@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -47,9 +48,24 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.api.internal.TableEnvironmentInternal;
+import org.apache.flink.table.api.internal.TableResultInternal;
+import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.operations.Operation;
+import org.apache.flink.table.types.logical.ArrayType;
+import org.apache.flink.table.types.logical.BinaryType;
+import org.apache.flink.table.types.logical.CharType;
+import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.MapType;
+import org.apache.flink.table.types.logical.MultisetType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.TimeType;
+import org.apache.flink.table.types.logical.TimestampType;
+import org.apache.flink.table.types.logical.VarBinaryType;
+import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.table.types.logical.ZonedTimestampType;
 import org.apache.flink.table.utils.print.RowDataToStringConverter;
 import org.apache.flink.util.CloseableIterator;
 
@@ -310,13 +326,26 @@ class FlinklabJobClient implements JobClient, CoordinationRequestGateway {
     }
 }
 
+/** Starts a FlinklabRowPump over a statement's result (one py4j call). */
+class FlinklabRowPumps {
+    public FlinklabRowPump start(TableResultInternal result) {
+        FlinklabRowPump pump = new FlinklabRowPump(result);
+        Thread thread = new Thread(pump, "flinklab-rows");
+        thread.setDaemon(true);
+        thread.start();
+        return pump;
+    }
+}
+
 /**
  * Drains a result iterator on its own thread into each row's two encodings of the SQL Gateway protocol:
  * {"kind":"INSERT","fields":[...flink-json values...]} for rowFormat=JSON, and the same with each field as Flink's
  * RowDataToStringConverter renders it (null for NULL) for rowFormat=PLAIN_TEXT. Python takes them in pages with
- * take(), which waits on this object's monitor for the first row (or the end), so a waiting fetch is one py4j call.
+ * take(), which waits on this object's monitor for the first row (or the end), so a waiting fetch is one py4j call,
+ * and the result's description with describe(), one call too.
  */
 class FlinklabRowPump implements Runnable {
+    private final TableResultInternal result;
     private final CloseableIterator rows;
     private final RowDataToStringConverter text;
     private final RowDataToJsonConverters.RowDataToJsonConverter[] json;
@@ -329,17 +358,96 @@ class FlinklabRowPump implements Runnable {
     private Throwable failure = null;
     private volatile boolean closed = false;
 
-    public FlinklabRowPump(CloseableIterator rows, RowDataToStringConverter text, LogicalType[] types) {
-        this.rows = rows;
-        this.text = text;
+    FlinklabRowPump(TableResultInternal result) {
+        this.result = result;
+        this.rows = result.collectInternal();
+        this.text = result.getRowDataToStringConverter();
+        List columns = result.getResolvedSchema().getColumns();
         RowDataToJsonConverters converters = new RowDataToJsonConverters(
                 TimestampFormat.ISO_8601, JsonFormatOptions.MapNullKeyMode.LITERAL, "null", false);
-        this.json = new RowDataToJsonConverters.RowDataToJsonConverter[types.length];
-        this.getters = new RowData.FieldGetter[types.length];
-        for (int i = 0; i < types.length; i++) {
-            json[i] = converters.createConverter(types[i]);
-            getters[i] = RowData.createFieldGetter(types[i], i);
+        this.json = new RowDataToJsonConverters.RowDataToJsonConverter[columns.size()];
+        this.getters = new RowData.FieldGetter[columns.size()];
+        for (int i = 0; i < columns.size(); i++) {
+            LogicalType type = ((Column) columns.get(i)).getDataType().getLogicalType();
+            json[i] = converters.createConverter(type);
+            getters[i] = RowData.createFieldGetter(type, i);
         }
+    }
+
+    /**
+     * The result as the fetch API describes it: {"columns": [{"name", "logicalType", "comment": null}], "jobId":
+     * id or null, "resultKind"}, each logicalType as Flink's SQL Gateway serializes it (LogicalTypeJsonSerializer):
+     * type root and nullable, plus length (CHAR, VARCHAR, BINARY, VARBINARY), precision and scale (DECIMAL),
+     * precision (TIME, TIMESTAMP*), fields (ROW: name, fieldType, description), elementType (ARRAY, MULTISET),
+     * keyType and valueType (MAP); any other type as its root only.
+     */
+    public String describe() throws Exception {
+        ObjectNode out = mapper.createObjectNode();
+        ArrayNode columns = out.putArray("columns");
+        Iterator each = result.getResolvedSchema().getColumns().iterator();
+        while (each.hasNext()) {
+            Column column = (Column) each.next();
+            ObjectNode item = columns.addObject();
+            item.put("name", column.getName());
+            item.set("logicalType", typeJson(column.getDataType().getLogicalType()));
+            item.putNull("comment");
+        }
+        Optional job = result.getJobClient();
+        if (job.isPresent()) {
+            out.put("jobId", ((JobClient) job.get()).getJobID().toString());
+        } else {
+            out.putNull("jobId");
+        }
+        out.put("resultKind", result.getResultKind().name());
+        return mapper.writeValueAsString(out);
+    }
+
+    private ObjectNode typeJson(LogicalType type) {
+        ObjectNode out = mapper.createObjectNode();
+        String root = type.getTypeRoot().name();
+        out.put("type", root);
+        out.put("nullable", type.isNullable());
+        if (type instanceof CharType) {
+            out.put("length", ((CharType) type).getLength());
+        } else if (type instanceof VarCharType) {
+            out.put("length", ((VarCharType) type).getLength());
+        } else if (type instanceof BinaryType) {
+            out.put("length", ((BinaryType) type).getLength());
+        } else if (type instanceof VarBinaryType) {
+            out.put("length", ((VarBinaryType) type).getLength());
+        } else if (type instanceof DecimalType) {
+            out.put("precision", ((DecimalType) type).getPrecision());
+            out.put("scale", ((DecimalType) type).getScale());
+        } else if (type instanceof TimeType) {
+            out.put("precision", ((TimeType) type).getPrecision());
+        } else if (type instanceof TimestampType) {
+            out.put("precision", ((TimestampType) type).getPrecision());
+        } else if (type instanceof ZonedTimestampType) {
+            out.put("precision", ((ZonedTimestampType) type).getPrecision());
+        } else if (type instanceof LocalZonedTimestampType) {
+            out.put("precision", ((LocalZonedTimestampType) type).getPrecision());
+        } else if (type instanceof RowType) {
+            ArrayNode fields = out.putArray("fields");
+            Iterator each = ((RowType) type).getFields().iterator();
+            while (each.hasNext()) {
+                RowType.RowField field = (RowType.RowField) each.next();
+                ObjectNode item = fields.addObject();
+                item.put("name", field.getName());
+                item.set("fieldType", typeJson(field.getType()));
+                Optional description = field.getDescription();
+                if (description.isPresent()) {
+                    item.put("description", (String) description.get());
+                }
+            }
+        } else if (type instanceof ArrayType) {
+            out.set("elementType", typeJson(((ArrayType) type).getElementType()));
+        } else if (type instanceof MultisetType) {
+            out.set("elementType", typeJson(((MultisetType) type).getElementType()));
+        } else if (type instanceof MapType) {
+            out.set("keyType", typeJson(((MapType) type).getKeyType()));
+            out.set("valueType", typeJson(((MapType) type).getValueType()));
+        }
+        return out;
     }
 
     public void run() {

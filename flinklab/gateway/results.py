@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from flinklab.gateway.jvm import Jvm
-from flinklab.gateway.types import logical_type_json
 
 #: LogicalType JSON of the `STRING` columns of results the gateway builds itself (SET;, OK).
 STRING_TYPE = {"type": "VARCHAR", "nullable": True, "length": 2147483647}
@@ -51,16 +50,10 @@ class ResultSource:
 
     @staticmethod
     def from_table_result(jvm: Jvm, result: Any, *, is_query: bool) -> ResultSource:
-        schema = result.getResolvedSchema()
-        columns = [
-            {"name": str(c.getName()), "logicalType": logical_type_json(c.getDataType().getLogicalType()),
-             "comment": None}
-            for c in schema.getColumns()
-        ]
-        job = result.getJobClient()
-        job_id = str(job.get().getJobID().toString()) if job.isPresent() else None
-        kind = str(result.getResultKind().name())
-        return PumpedRows(jvm, result, columns, result_kind=kind, is_query=is_query, job_id=job_id)
+        pump = jvm.row_pump(result)
+        described = json.loads(str(pump.describe()))  # columns, job id, kind: one py4j call, not one per field
+        return PumpedRows(pump, result, described["columns"], result_kind=described["resultKind"],
+                          is_query=is_query, job_id=described["jobId"])
 
     @property
     def has_job(self) -> bool:
@@ -107,9 +100,9 @@ class StaticRows(ResultSource):
 class PumpedRows(ResultSource):
     """Rows drained from the JVM by a FlinklabRowPump: one py4j call per page, and per wait for one."""
 
-    def __init__(self, jvm: Jvm, result: Any, columns: list[dict[str, Any]], **kwargs: Any):
+    def __init__(self, pump: Any, result: Any, columns: list[dict[str, Any]], **kwargs: Any):
         super().__init__(columns, table_result=result, **kwargs)
-        self._pump = jvm.row_pump(result)
+        self._pump = pump
         self._state = "R"  # after the last take: R (rows may come), E (the end), F (the end by a failure)
 
     def take(self, max_rows: int, wait: float = 0.0) -> Page:
