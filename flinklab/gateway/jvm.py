@@ -1,8 +1,9 @@
 """The gateway's JVM: PyFlink's py4j gateway, plus two small Java helpers compiled inside it.
 
 The helpers (FlinklabHelpers.java) are compiled by Janino, which flink-table-runtime ships, so neither a JDK nor a
-jar of ours is needed: a per-session planner thread (FlinklabWorker) and a row pump that turns result rows into
-JSON lines on a Java thread (FlinklabRowPump), so a page of rows costs one py4j call, not several per row.
+jar of ours is needed: a per-session planner thread (FlinklabWorker), a row pump that turns result rows into
+JSON lines on a Java thread (FlinklabRowPump), so a page of rows costs one py4j call, not several per row, and a
+JobClient that shares one REST client per cluster (FlinklabExecutors, FlinklabJobClient).
 """
 
 from __future__ import annotations
@@ -106,18 +107,13 @@ class Jvm:
     def worker(self, name: str) -> Any:
         return self.new("FlinklabWorker", name)
 
+    @cached_property
+    def _row_pumps(self) -> Any:
+        return self.new("FlinklabRowPumps")
+
     def row_pump(self, result: Any) -> Any:
-        """A started FlinklabRowPump over a TableResultInternal's rows."""
-        schema = result.getResolvedSchema()
-        types = [c.getDataType().getLogicalType() for c in schema.getColumns()]
-        array = self.gateway.new_array(self.jvm.org.apache.flink.table.types.logical.LogicalType, len(types))
-        for i, logical in enumerate(types):
-            array[i] = logical
-        pump = self.new("FlinklabRowPump", result.collectInternal(), result.getRowDataToStringConverter(), array)
-        thread = self.jvm.java.lang.Thread(pump, "flinklab-rows")
-        thread.setDaemon(True)
-        thread.start()
-        return pump
+        """A started FlinklabRowPump over a TableResultInternal's rows (one py4j call)."""
+        return self._row_pumps.start(result)
 
     def stringify(self, throwable: Any) -> str:
         """The Java stack trace text of `throwable` (with its causes), as Flink's REST handlers print it."""

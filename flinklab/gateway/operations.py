@@ -123,6 +123,7 @@ class Operation:
         """(resultType, rows) for `token`, with Flink's ResultFetcher semantics: NOT_READY while the statement
         runs (same token next), then PAYLOAD pages (maybe empty while a streaming job produces nothing; the
         previous token re-sends the last page) and EOS. Raises OperationError when the statement failed."""
+        deadline = time.monotonic() + wait
         if wait > 0:
             self.wait(wait)
         with self._lock:
@@ -140,11 +141,7 @@ class Operation:
             if token != self._token:
                 expected = f"{self._token}" if self._token == 0 else f"{self._token} or {self._token - 1}"
                 raise FetchError(f"Expecting token to be {expected}, but found {token}.")
-        rows = source.take(max_rows)
-        deadline = time.monotonic() + wait
-        while not rows.count and not source.finished() and time.monotonic() < deadline:
-            time.sleep(0.01)
-            rows = source.take(max_rows)
+        rows = source.take(max_rows, max(0.0, deadline - time.monotonic()))  # one call that waits in the JVM
         failure = source.failure() if not rows.count else None
         if failure is not None and token > 0:  # the first page still goes out: its columns and job id
             self._set("ERROR", self._failed(failure, "Error while retrieving result."))

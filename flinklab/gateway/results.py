@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from flinklab.gateway.jvm import Jvm
-from flinklab.gateway.types import logical_type_json
 
 #: LogicalType JSON of the `STRING` columns of results the gateway builds itself (SET;, OK).
 STRING_TYPE = {"type": "VARCHAR", "nullable": True, "length": 2147483647}
@@ -51,31 +50,25 @@ class ResultSource:
 
     @staticmethod
     def from_table_result(jvm: Jvm, result: Any, *, is_query: bool) -> ResultSource:
-        schema = result.getResolvedSchema()
-        columns = [
-            {"name": str(c.getName()), "logicalType": logical_type_json(c.getDataType().getLogicalType()),
-             "comment": None}
-            for c in schema.getColumns()
-        ]
-        job = result.getJobClient()
-        job_id = str(job.get().getJobID().toString()) if job.isPresent() else None
-        kind = str(result.getResultKind().name())
-        return PumpedRows(jvm, result, columns, result_kind=kind, is_query=is_query, job_id=job_id)
+        pump = jvm.row_pump(result)
+        described = json.loads(str(pump.describe()))  # columns, job id, kind: one py4j call, not one per field
+        return PumpedRows(pump, result, described["columns"], result_kind=described["resultKind"],
+                          is_query=is_query, job_id=described["jobId"])
 
     @property
     def has_job(self) -> bool:
         return self.job_id is not None and not self.is_query
 
-    def take(self, max_rows: int) -> Page:
-        """Up to `max_rows` rows that are ready now (maybe none)."""
+    def take(self, max_rows: int, wait: float = 0.0) -> Page:
+        """Up to `max_rows` rows, waiting at most `wait` seconds for the first one or the end (maybe none)."""
         raise NotImplementedError
 
     def finished(self) -> bool:
-        """No row will come any more (every row was taken)."""
+        """No row will come any more (every row was taken), as of the last `take`."""
         raise NotImplementedError
 
     def failure(self) -> Any:
-        """The Java Throwable that ended the rows early, or None."""
+        """The Java Throwable that ended the rows early (as of the last `take`), or None."""
         return None
 
     def close(self) -> None:
@@ -95,7 +88,7 @@ class StaticRows(ResultSource):
         """Flink's `OK` result of a statement without content (TableResultImpl.TABLE_RESULT_OK)."""
         return StaticRows([string_column("result")], [["OK"]], result_kind="SUCCESS")
 
-    def take(self, max_rows: int) -> Page:
+    def take(self, max_rows: int, wait: float = 0.0) -> Page:
         page, self._rows = self._rows[:max_rows], self._rows[max_rows:]
         joined = ",".join(page)  # all STRING columns: both formats are the same
         return Page(len(page), joined, joined)
@@ -105,28 +98,27 @@ class StaticRows(ResultSource):
 
 
 class PumpedRows(ResultSource):
-    """Rows drained from the JVM by a FlinklabRowPump (one py4j call per page)."""
+    """Rows drained from the JVM by a FlinklabRowPump: one py4j call per page, and per wait for one."""
 
-    def __init__(self, jvm: Jvm, result: Any, columns: list[dict[str, Any]], **kwargs: Any):
+    def __init__(self, pump: Any, result: Any, columns: list[dict[str, Any]], **kwargs: Any):
         super().__init__(columns, table_result=result, **kwargs)
-        self._pump = jvm.row_pump(result)
-        self._done = False
+        self._pump = pump
+        self._state = "R"  # after the last take: R (rows may come), E (the end), F (the end by a failure)
 
-    def take(self, max_rows: int) -> Page:
-        head, _, rest = str(self._pump.take(max_rows)).partition("\n")
-        count = int(head)
-        if count == 0:
+    def take(self, max_rows: int, wait: float = 0.0) -> Page:
+        reply = str(self._pump.take(max_rows, max(0, round(wait * 1000))))
+        head, _, rest = reply.partition("\n")
+        count, _, self._state = head.partition(" ")
+        if count == "0":
             return EMPTY
         json_rows, _, text_rows = rest.partition("\x01")
-        return Page(count, json_rows, text_rows)
+        return Page(int(count), json_rows, text_rows)
 
     def finished(self) -> bool:
-        if not self._done:
-            self._done = bool(self._pump.isFinished())
-        return self._done
+        return self._state != "R"
 
     def failure(self) -> Any:
-        return self._pump.getFailure()
+        return self._pump.getFailure() if self._state == "F" else None
 
     def close(self) -> None:
         try:
