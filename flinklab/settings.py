@@ -10,7 +10,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from flinklab.cluster.registry import backend_names
 from flinklab.errors import UsageError
 from flinklab.version import DEFAULT_FLINK_IMAGE
 
@@ -32,9 +31,21 @@ DEFAULT_TM_MEMORY = "1280m"
 DEFAULT_RUN_PARALLEL = 3
 
 
+#: The one list of cluster backends, in `auto`'s order of preference: name -> "module:Class". Adding a backend = one
+#: module implementing flinklab.cluster.base.ClusterBackend + one line here. Entries are import paths, not classes,
+#: so listing the names (validate() checks `--backend` against them) imports no backend module and none of their
+#: dependencies (the Docker SDK); flinklab.cluster.registry loads them. It is here, in the ground, because the
+#: settings validate a name against it and import nothing above themselves.
+BACKENDS: dict[str, str] = {
+    "remote": "flinklab.cluster.remote:RemoteBackend",  # attach to a cluster flinklab did not start
+    "docker": "flinklab.cluster.docker:DockerBackend",  # containers of the Flink image
+    "local": "flinklab.cluster.local:LocalBackend",  # JVMs from the PyPI Flink (the fallback)
+}
+
+
 def backend_choices() -> tuple[str, ...]:
-    """`auto` and every registered backend (flinklab.cluster.registry)."""
-    return ("auto", *backend_names())
+    """`auto` and every registered backend (BACKENDS)."""
+    return ("auto", *BACKENDS)
 
 
 #: Every environment variable flinklab reads, and what it sets. Nothing outside this module reads os.environ for
@@ -103,7 +114,7 @@ class Settings:
     gateway_port: int = DEFAULT_GATEWAY_PORT  # FLINKLAB_GATEWAY_PORT: the SQL gateway's; 0 = none
     gateway_jvm_args: str = DEFAULT_GATEWAY_JVM_ARGS  # FLINKLAB_GATEWAY_JVM_ARGS: its JVM's options
     bind_host: str = "127.0.0.1"  # FLINKLAB_BIND_HOST: every port binds here unless asked otherwise
-    backend: str = "auto"  # FLINKLAB_BACKEND: auto | a name in flinklab.cluster.registry
+    backend: str = "auto"  # FLINKLAB_BACKEND: auto | a name in BACKENDS
     remote_url: str = ""  # FLINKLAB_REST_URL: the running cluster `--backend remote` attaches to
     taskmanagers: int = 1  # FLINKLAB_TASKMANAGERS
     slots: int = 4  # FLINKLAB_SLOTS: slots per TaskManager

@@ -33,8 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from flinklab.cluster.lifecycle import bring_down, bring_up
-from flinklab.cluster.select import backend_for
+from flinklab.environment.lifecycle import bring_down, bring_up
+from flinklab.environment.select import backend_for
 from flinklab.labs import get_lab
 from flinklab.labs.runner import run_lab
 from flinklab.settings import Settings
@@ -74,7 +74,7 @@ def main() -> int:
     import bench_cluster
     import bench_gateway
 
-    from flinklab.sqlclient.client import SqlClient  # here: the grader and CLI sections must run without it
+    from flinklab.environment.client import SqlClient  # here: the grader and CLI sections must run without it
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--backend", default="local", choices=["local", "docker"])

@@ -26,7 +26,8 @@ from pathlib import Path
 
 import httpx
 
-from flinklab.cluster.local import LocalBackend, find_java, flink_home, java_env
+from flinklab.cluster.local import LocalBackend, flink_home
+from flinklab.flink.java import find_java, java_env
 from flinklab.settings import Settings
 
 Row = Callable[[str, str], None]
@@ -225,7 +226,8 @@ def java_children(pid: int) -> list[int]:
 
 def cluster_jvms(settings: Settings) -> dict[str, int]:
     """The local cluster's JVMs by role (found by the config dir in their arguments, as `flink-down` finds them)."""
-    from flinklab.cluster.local import find_ours, process_args
+    from flinklab.cluster.local import find_ours
+    from flinklab.flink.procs import process_args
 
     found: dict[str, int] = {}
     tms = 0
@@ -241,7 +243,7 @@ def cluster_jvms(settings: Settings) -> dict[str, int]:
 
 def jvm_memory(settings: Settings, row: Row, figures: dict, label: str = "") -> None:
     """Resident memory (VmRSS) of the JobManager, each TaskManager and the gateway's JVM, beside the target."""
-    from flinklab.gateway import process as gateway
+    from flinklab.environment import gateway
 
     pids = cluster_jvms(settings)
     gw = gateway.running_pid(settings)

@@ -66,7 +66,7 @@ def live_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 def flink_cluster(live_settings: Settings):
     """A real local Flink session cluster and its SQL gateway for the whole test session, as `flink-up` starts
     them (the fixtures provisioned into its data dir)."""
-    from flinklab.cluster.lifecycle import bring_down, bring_up
+    from flinklab.environment.lifecycle import bring_down, bring_up
 
     try:
         bring_up(live_settings)
@@ -78,7 +78,7 @@ def flink_cluster(live_settings: Settings):
 @pytest.fixture(scope="session")
 def sql_client(flink_cluster: Settings):
     """A client of the session's gateway (a fresh gateway session per script is cheap)."""
-    from flinklab.sqlclient.client import SqlClient
+    from flinklab.environment.client import SqlClient
 
     client = SqlClient(flink_cluster)
     try:

@@ -68,8 +68,8 @@ def capture_lab(lab: Lab, here: Path, argv: list[str] | None = None, extra=None)
     import json
     import tempfile
 
+    from flinklab.environment.client import SqlClient
     from flinklab.settings import PROJECT_ROOT
-    from flinklab.sqlclient.client import SqlClient
 
     parser = argparse.ArgumentParser(description=f"Capture the {lab.name} lab's golden outputs.")
     parser.add_argument("--rest-port", type=int, default=8081)

@@ -23,9 +23,10 @@ from flinklab.cluster.base import (
     write_record,
 )
 from flinklab.cluster.docker import DockerBackend, DockerDetails, _component
-from flinklab.cluster.local import LocalDetails, parse_java_major
+from flinklab.cluster.local import LocalDetails
+from flinklab.environment.provision import provision_data
 from flinklab.errors import ClusterError, UsageError
-from flinklab.labs.provision import provision_data
+from flinklab.flink.java import parse_java_major
 from flinklab.settings import Settings
 
 runner = CliRunner()

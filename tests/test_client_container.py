@@ -1,4 +1,4 @@
-"""The gateway's JVM in a container when the host has no Java (flinklab/sqlclient/java_shim.py).
+"""The gateway's JVM in a container when the host has no Java (flinklab/gateway/java_shim.py).
 
 Unit tests render and execute the shim's shell text; live tests (markers `docker`, `live`) run `flinklab up`
 (which starts the gateway), `sql-client.sh` and `flinklab run` as subprocesses whose PATH has no `java` (only the
@@ -25,10 +25,11 @@ from docker_fixtures import (  # noqa: F401 - fixtures
     standin_image,
 )
 
-from flinklab.cluster.rest import FlinkRest
 from flinklab.errors import FlinklabError
+from flinklab.flink.java import host_java
+from flinklab.flink.rest import FlinkRest
+from flinklab.gateway import java_shim
 from flinklab.settings import Settings
-from flinklab.sqlclient import java_shim
 
 VENV_BIN = Path(sys.executable).parent
 LIVE = [pytest.mark.docker, pytest.mark.live]
@@ -121,11 +122,11 @@ def test_host_java_follows_java_home_then_path(tmp_path: Path):
     (home / "bin" / "java").chmod(0o755)
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert java_shim.host_java({"PATH": str(empty)}) is None
-    assert java_shim.host_java({"PATH": str(empty), "JAVA_HOME": str(home)}) == str(home / "bin" / "java")
-    assert java_shim.host_java({"PATH": str(home / "bin")}) == str(home / "bin" / "java")
+    assert host_java({"PATH": str(empty)}) is None
+    assert host_java({"PATH": str(empty), "JAVA_HOME": str(home)}) == str(home / "bin" / "java")
+    assert host_java({"PATH": str(home / "bin")}) == str(home / "bin" / "java")
     # A JAVA_HOME without a java is no Java, whatever PATH says: PyFlink would try only JAVA_HOME/bin/java.
-    assert java_shim.host_java({"PATH": str(home / "bin"), "JAVA_HOME": str(empty)}) is None
+    assert host_java({"PATH": str(home / "bin"), "JAVA_HOME": str(empty)}) is None
 
 
 def test_neither_java_nor_docker_is_one_error_naming_both(tmp_path: Path):
@@ -150,8 +151,8 @@ def test_host_with_java_writes_no_shim(tmp_path: Path):
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory, standin_image: str, docker_client):
     from flinklab.cluster.docker import DockerBackend
-    from flinklab.cluster.lifecycle import provision
-    from flinklab.gateway import process as gateway
+    from flinklab.environment import gateway
+    from flinklab.environment.lifecycle import provision
 
     settings = docker_settings(tmp_path_factory.mktemp("client-container"), standin_image)
     backend = DockerBackend(settings)
@@ -194,7 +195,7 @@ def wait_gone(docker_client, pid: int, what: str, timeout: float = 30) -> None:
 @pytest.mark.live
 def test_without_java_the_gateway_jvm_runs_in_a_container_and_sql_client_uses_it(
         cluster: Settings, docker_client, tmp_path: Path):
-    from flinklab.gateway import process as gateway
+    from flinklab.environment import gateway
 
     settings = cluster
     started = time.monotonic()
@@ -246,7 +247,7 @@ def test_without_java_the_gateway_jvm_runs_in_a_container_and_sql_client_uses_it
 @pytest.mark.live
 def test_the_gateway_container_goes_with_a_killed_gateway(cluster: Settings, docker_client, tmp_path: Path):
     """The JVM's watchdog ends it when the gateway's Python process dies (SIGKILL); `--rm` removes it."""
-    from flinklab.gateway import process as gateway
+    from flinklab.environment import gateway
 
     up = up_without_java(cluster, tmp_path)
     assert up.returncode == 0, up.stdout + up.stderr
@@ -259,7 +260,7 @@ def test_the_gateway_container_goes_with_a_killed_gateway(cluster: Settings, doc
 @pytest.mark.docker
 @pytest.mark.live
 def test_without_java_and_docker_flink_up_says_so_in_one_line(cluster: Settings, tmp_path: Path):
-    from flinklab.gateway import process as gateway
+    from flinklab.environment import gateway
 
     gateway.stop(cluster)
     done = subprocess.run(["flinklab", "up"], capture_output=True, text=True, timeout=120,

@@ -18,18 +18,19 @@ from typer.testing import CliRunner
 
 from flinklab.cli import app
 from flinklab.cli.cluster import down_app
-from flinklab.cluster.base import port_is_free, read_record
-from flinklab.cluster.local import LocalBackend, find_java, find_ours, is_ours
-from flinklab.cluster.rest import FlinkRest
+from flinklab.cluster.base import read_record
+from flinklab.cluster.local import LocalBackend, find_ours, is_ours
 from flinklab.cluster.waits import (
-    ClusterStartError,
     Diagnostics,
     RestAnswers,
     TaskManagersRegistered,
-    tail_lines,
     wait_until,
 )
 from flinklab.errors import ClusterError
+from flinklab.flink.java import find_java
+from flinklab.flink.procs import port_is_free
+from flinklab.flink.rest import FlinkRest
+from flinklab.flink.waits import ClusterStartError, tail_lines
 from flinklab.settings import Settings
 from flinklab.version import FLINK_VERSION
 
@@ -327,7 +328,7 @@ def test_waits_stop_early_when_a_process_died(tmp_path: Path) -> None:
 
 @pytest.mark.live
 def test_flink_up_repairs_a_dead_gateway_and_status_shows_it(flink_cluster: Settings) -> None:
-    from flinklab.gateway import process as gateway
+    from flinklab.environment import gateway
 
     env = cli_env(flink_cluster)
     status = runner.invoke(app, ["status", "--json"], env=env)
@@ -355,7 +356,7 @@ def test_flink_up_repairs_a_dead_gateway_and_status_shows_it(flink_cluster: Sett
 
 
 def test_a_stale_gateway_pid_file_never_signals_another_process(tmp_settings: Settings) -> None:
-    from flinklab.gateway import process as gateway
+    from flinklab.environment import gateway
 
     tmp_settings.state_dir.mkdir(parents=True, exist_ok=True)
     gateway.pid_file(tmp_settings).write_text(f"{os.getpid()}\n")  # a live pid that is not a gateway

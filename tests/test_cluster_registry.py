@@ -15,6 +15,7 @@ import pytest
 from conftest import free_port
 from typer.testing import CliRunner
 
+import flinklab.settings
 from flinklab.cli import app
 from flinklab.cluster import registry
 from flinklab.cluster.base import (
@@ -30,10 +31,10 @@ from flinklab.cluster.base import (
     write_record,
 )
 from flinklab.cluster.docker import DockerDetails
-from flinklab.cluster.lifecycle import bring_down, bring_up
 from flinklab.cluster.local import LocalDetails
 from flinklab.cluster.remote import RemoteDetails
-from flinklab.cluster.select import backend_for, recorded_backend
+from flinklab.environment.lifecycle import bring_down, bring_up
+from flinklab.environment.select import backend_for, recorded_backend
 from flinklab.errors import ClusterError, UsageError
 from flinklab.settings import ENV_VARS, PROJECT_ROOT, Settings
 
@@ -144,7 +145,8 @@ class ShelfBackend:
 @pytest.fixture
 def shelf_first(monkeypatch: pytest.MonkeyPatch) -> None:
     """The one line a new backend adds, first in auto's order."""
-    monkeypatch.setattr(registry, "BACKENDS", {"shelf": f"{__name__}:ShelfBackend", **registry.BACKENDS})
+    shelf = {"shelf": f"{__name__}:ShelfBackend", **flinklab.settings.BACKENDS}
+    monkeypatch.setattr(flinklab.settings, "BACKENDS", shelf)
 
 
 def test_a_new_backend_is_one_registry_line(shelf_first, settings: Settings, tmp_path: Path) -> None:
@@ -211,7 +213,7 @@ def test_auto_order_is_the_registrys(shelf_first, settings: Settings, no_engine:
 
 def test_a_backend_that_is_not_installed_is_skipped_by_auto(settings: Settings, no_engine: str,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(registry.BACKENDS, "docker", "flinklab.cluster.not_installed:DockerBackend")
+    monkeypatch.setitem(flinklab.settings.BACKENDS, "docker", "flinklab.cluster.not_installed:DockerBackend")
     backend, reason = backend_for(settings)
     assert backend.name == "local" and "docker backend is not available" in reason
     with pytest.raises(ClusterError, match="docker backend is not available"):
@@ -275,7 +277,7 @@ def test_a_record_that_does_not_fit_its_type_is_unreadable(settings: Settings, c
 
 def test_no_code_outside_the_backends_reads_backend_details() -> None:
     """`details` is the backend's own; everyone else reads the record's common fields."""
-    backends = {Path(registry.BACKENDS[n].partition(":")[0].replace(".", "/") + ".py").name
+    backends = {Path(flinklab.settings.BACKENDS[n].partition(":")[0].replace(".", "/") + ".py").name
                 for n in registry.backend_names()}
     readers = []
     for path in list(FLINKLAB.rglob("*.py")) + list((PROJECT_ROOT / "scripts").rglob("*.py")):
@@ -311,10 +313,29 @@ def test_bring_up_provisions_only_for_backends_that_read_local_data(shelf_first,
 
 
 def test_backends_do_not_provision_lab_data() -> None:
-    """A backend knows no lab: only the use case (lifecycle.py) uses the provisioning."""
+    """A backend knows no lab: only the use cases (lifecycle.py, and the data probe for its default file list)
+    use the provisioning."""
     users = sorted(str(p.relative_to(FLINKLAB)) for p in FLINKLAB.rglob("*.py")
-                   if "labs.provision" in p.read_text() and p.name != "provision.py")
-    assert users == ["cluster/lifecycle.py"]
+                   if "environment.provision" in p.read_text() and p.name != "provision.py")
+    assert users == ["environment/dataprobe.py", "environment/lifecycle.py"]
+
+
+def test_bring_up_provisions_the_data_files_it_is_given(shelf_first, settings: Settings, tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    (project / "fixtures").mkdir(parents=True)
+    (project / "fixtures" / "a.csv").write_text("1,x\n")
+    given = tmp_path / "lab" / "b.csv"
+    given.parent.mkdir()
+    given.write_text("2,y\n")
+    ShelfBackend.reads_local_data = True
+    try:
+        result = bring_up(settings.with_overrides(backend="shelf", project_root=project), with_gateway=False,
+                          data_files=[given])
+        assert result.copied == [str(settings.data_dir / "b.csv")]  # the list, not the default fixtures/*.csv
+        assert not (settings.data_dir / "a.csv").exists()
+    finally:
+        ShelfBackend.reads_local_data = False
+        bring_down(settings)
 
 
 # ------------------------------------------------------------------------ environment variables: only Settings
@@ -354,7 +375,7 @@ def test_every_environment_variable_is_in_the_readme_settings_table() -> None:
 
 
 def test_the_runners_container_image_comes_from_the_records_common_field(settings: Settings) -> None:
-    from flinklab.sqlclient.java_shim import client_image
+    from flinklab.environment.serve_gateway import client_image
 
     assert client_image(settings) == settings.image  # nothing recorded
     write_record(settings, _record(settings, "docker"))

@@ -24,10 +24,10 @@ from docker_fixtures import (  # noqa: F401 - fixtures
 
 from flinklab.cluster.base import read_record
 from flinklab.cluster.docker import DockerBackend
-from flinklab.cluster.lifecycle import bring_up
-from flinklab.cluster.rest import FlinkRest
+from flinklab.environment import gateway
+from flinklab.environment.lifecycle import bring_up
 from flinklab.errors import ClusterError
-from flinklab.gateway import process as gateway
+from flinklab.flink.rest import FlinkRest
 from flinklab.settings import Settings
 
 pytestmark = [pytest.mark.docker, pytest.mark.live]
@@ -51,7 +51,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, standin_image: str, docker
 
 @pytest.fixture(scope="module")
 def client(cluster):
-    from flinklab.sqlclient.client import SqlClient
+    from flinklab.environment.client import SqlClient
 
     settings, _, _ = cluster
     sql = SqlClient(settings)  # the gateway flink-up started beside the docker cluster

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from conftest import free_port
 
-from flinklab.cluster.lifecycle import WAITING_MESSAGE, lock_file, state_lock
 from flinklab.cluster.local import find_ours, is_ours
+from flinklab.environment import gateway
+from flinklab.environment.lifecycle import WAITING_MESSAGE, lock_file, state_lock
 from flinklab.errors import ClusterError, NoClusterError
-from flinklab.gateway import process as gateway
 from flinklab.settings import Settings
 from flinklab.sqlclient.protocol import GatewayClient
 from flinklab.sqlclient.watch import ClusterWatch
@@ -31,7 +31,7 @@ sys.path.insert(0, {repo!r})
 sys.path.insert(0, {tests!r})
 from pathlib import Path
 from conftest import make_settings
-from flinklab.cluster.lifecycle import state_lock
+from flinklab.environment.lifecycle import state_lock
 settings = make_settings(Path({root!r}))
 with state_lock(settings, print):
     print("holding", flush=True)

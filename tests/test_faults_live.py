@@ -23,10 +23,10 @@ import pytest
 from conftest import free_port, make_settings
 
 from flinklab.cluster.base import ClusterRecord, read_record, record_path, write_record
-from flinklab.cluster.lifecycle import WAITING_MESSAGE, bring_down, bring_up
 from flinklab.cluster.local import LocalDetails, find_ours, is_ours
-from flinklab.cluster.rest import FlinkRest
-from flinklab.gateway import process as gateway
+from flinklab.environment import gateway
+from flinklab.environment.lifecycle import WAITING_MESSAGE, bring_down, bring_up
+from flinklab.flink.rest import FlinkRest
 from flinklab.settings import Settings
 
 pytestmark = pytest.mark.live

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from conftest import free_port
 
-from flinklab.cluster.rest import FlinkRest
+from flinklab.flink.rest import FlinkRest
 from flinklab.settings import Settings
 from flinklab.sqlclient.printer import reason_from_server
 
@@ -194,7 +194,8 @@ def test_idle_sessions_expire(flink_cluster: Settings) -> None:
     """A gateway with a 2 s idle timeout forgets a session nobody touches (Flink's session expiry)."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "flinklab.gateway", "--port", str(port), "--rest-url", flink_cluster.rest_url,
+        [sys.executable, "-m", "flinklab.environment.serve_gateway", "--port", str(port),
+         "--rest-url", flink_cluster.rest_url,
          "--state-dir", str(flink_cluster.state_dir), "--idle-timeout", "2", "--check-interval", "0.5"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )

@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from flinklab.errors import FlinklabError
+from flinklab.flink.sql_split import split_statements, strip_comments
 from flinklab.grading.changelog import MissingColumnError, final_rows, fold_by_key
 from flinklab.grading.parse import CHANGE_OPS, ResultTable, parse_output
 from flinklab.grading.values import as_decimal, as_int, as_timestamp, canonical, compare_rows, format_row
-from flinklab.sqlclient.splitter import split_statements, strip_comments
 
 FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

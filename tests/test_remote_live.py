@@ -19,7 +19,7 @@ import pytest
 from conftest import free_port
 from docker_fixtures import docker_client, standin_image  # noqa: F401 - fixtures
 
-from flinklab.cluster.rest import FlinkRest, RestUnavailable
+from flinklab.flink.rest import FlinkRest, RestUnavailable
 from flinklab.settings import PROJECT_ROOT
 
 pytestmark = [pytest.mark.docker, pytest.mark.live]

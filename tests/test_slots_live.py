@@ -14,9 +14,9 @@ import time
 import pytest
 
 from flinklab.cluster.base import read_record
-from flinklab.cluster.rest import FlinkRest
+from flinklab.environment.client import SqlClient
+from flinklab.flink.rest import FlinkRest
 from flinklab.settings import Settings
-from flinklab.sqlclient.client import SqlClient
 
 pytestmark = pytest.mark.live
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flinklab.sqlclient.splitter import split_statements, strip_comments
+from flinklab.flink.sql_split import split_statements, strip_comments
 
 
 def test_plain_statements_and_trailing_statement_without_semicolon() -> None:

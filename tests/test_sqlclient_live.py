@@ -19,11 +19,12 @@ from pathlib import Path
 import pytest
 from conftest import free_port, settings_env
 
-from flinklab.cluster.rest import FlinkRest
+from flinklab.environment.client import SqlClient
+from flinklab.flink.rest import FlinkRest
 from flinklab.grading.parse import parse_output
 from flinklab.settings import Settings
 from flinklab.sqlclient import tableau
-from flinklab.sqlclient.client import SqlClient, cells, column_type, run_invocation
+from flinklab.sqlclient.client import cells, column_type, run_invocation
 
 ORDERS_CSV = """\
 1,a,1.50,2024-01-01 09:00:00

@@ -19,7 +19,7 @@ from flinklab.errors import ExitStatus, UsageError
 
 if TYPE_CHECKING:  # the cluster's modules load when a command runs: `flinklab --help` needs none of them
     from flinklab.cluster.base import ClusterStatus, UpResult
-    from flinklab.cluster.lifecycle import DownResult
+    from flinklab.environment.lifecycle import DownResult
 
 # typer reads the parameter annotations at run time: typing.Optional keeps the commands working on Python 3.9.
 # Numbers are taken as text and checked here, so a bad value is one line + exit 2 like every other user error
@@ -66,8 +66,8 @@ def up(
     )
     if rest_url and settings.backend not in ("auto", "remote"):
         raise UsageError(f"--rest-url is for --backend remote, not --backend {settings.backend}.")
-    from flinklab.cluster.lifecycle import bring_up
-    from flinklab.cluster.waits import ClusterStartError
+    from flinklab.environment.lifecycle import bring_up
+    from flinklab.flink.waits import ClusterStartError
 
     with console.status("starting the cluster…") as spinner:
 
@@ -111,7 +111,7 @@ def render_up(result: UpResult, gateway_url: str) -> None:
 
 def down() -> None:
     """Stop what `flink-up` started, or detach from a remote cluster (a no-op when nothing runs)."""
-    from flinklab.cluster.lifecycle import bring_down
+    from flinklab.environment.lifecycle import bring_down
 
     result = bring_down(
         settings_from(), say=lambda message: console.print(f"[yellow]{escape(message)}[/]", soft_wrap=True)
@@ -131,10 +131,10 @@ def render_down(result: DownResult) -> None:
 def status(as_json: bool = typer.Option(False, "--json", help="Machine-readable output.")) -> None:
     """Backend, Flink version, TaskManagers, slots, jobs, SQL gateway, state dir and problems. Exit 1 when not
     healthy."""
-    from flinklab.gateway import process as gateway
+    from flinklab.environment import gateway
 
     settings = settings_from()
-    from flinklab.cluster.select import cluster_status
+    from flinklab.environment.select import cluster_status
 
     st = cluster_status(settings)
     gw = gateway.gateway_state(settings)
@@ -186,11 +186,11 @@ def logs(
     settings = settings_from()
     try:
         if component == "gateway":
-            from flinklab.gateway import process as gateway
+            from flinklab.environment import gateway
 
             lines = gateway.follow_log(settings, follow)
         else:
-            from flinklab.cluster.select import log_backend
+            from flinklab.environment.select import log_backend
 
             lines = log_backend(settings).follow_logs(component, follow)
         for line in lines:

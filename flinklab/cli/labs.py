@@ -30,7 +30,7 @@ DATA_DIR_HELP = "Where the lab's CSVs are; default $FLINKLAB_DATA_DIR or /opt/la
 def _require_cluster(settings: Settings) -> None:
     """NoClusterError (one line, exit 2) when no Flink cluster answers where `flink-up` left it."""
     from flinklab.cluster.base import resolve_rest_url
-    from flinklab.cluster.rest import FlinkRest
+    from flinklab.flink.rest import FlinkRest
 
     rest_url = resolve_rest_url(settings)
     if not FlinkRest(rest_url, 3).is_up():

@@ -68,7 +68,8 @@ def run_sql(
     # Read once here so a bad path fails before stdin is read (and before a missing gateway would hide it).
     for path in [*init, *([file] if file is not None else [])]:
         read_sql(path)
-    from flinklab.sqlclient.client import SqlClient, run_invocation
+    from flinklab.environment.client import SqlClient
+    from flinklab.sqlclient.client import run_invocation
 
     client = SqlClient(settings_from(), url, embedded=embedded)
     try:

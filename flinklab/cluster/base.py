@@ -2,7 +2,7 @@
 
 A backend owns processes/containers (or, for `remote`, only the attachment): start or attach, wait until ready,
 status, stop or detach, logs. It knows no lab: the lab data is provisioned by the use case that calls `up`
-(flinklab.cluster.lifecycle). SQL execution is the runner's business (flinklab.sqlclient) and talks to whatever
+(flinklab.environment.lifecycle). SQL execution is the runner's business (flinklab.sqlclient) and talks to whatever
 answers at the recorded REST endpoint. Backends are listed in flinklab.cluster.registry.
 """
 
@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 from collections.abc import Iterator
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import ClassVar, Protocol, TypeVar, get_origin, get_type_hints
 
 from flinklab.cluster.registry import backend_class, backend_names
-from flinklab.cluster.rest import FlinkRest
-from flinklab.cluster.waits import JOBMANAGER, TASKMANAGER, one_line
+from flinklab.cluster.waits import JOBMANAGER, TASKMANAGER
 from flinklab.errors import ClusterError, UsageError
+from flinklab.flink.procs import port_is_free
+from flinklab.flink.rest import FlinkRest
+from flinklab.flink.waits import one_line
 from flinklab.settings import Settings
 
 T = TypeVar("T")
@@ -138,17 +139,6 @@ def resolve_rest_url(settings: Settings) -> str:
     """The endpoint clients should use: the running cluster's recorded one, else the settings' one."""
     record = read_record(settings)
     return record.rest_url if record else settings.rest_url
-
-
-def port_is_free(host: str, port: int) -> bool:
-    """True when nothing holds `host:port` (TIME_WAIT leftovers of a stopped cluster do not count)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind((host, port))
-        except OSError:
-            return False
-    return True
 
 
 def check_rest_port_free(settings: Settings) -> None:

@@ -44,7 +44,6 @@ from flinklab.cluster.base import (
     tm_name,
     write_record,
 )
-from flinklab.cluster.rest import FlinkRest, RestUnavailable
 from flinklab.cluster.waits import (
     JOBMANAGER,
     TASKMANAGER,
@@ -52,10 +51,11 @@ from flinklab.cluster.waits import (
     NewTaskManagers,
     RestAnswers,
     TaskManagersRegistered,
-    one_line,
     wait_until,
 )
 from flinklab.errors import ClusterError, UsageError
+from flinklab.flink.rest import FlinkRest, RestUnavailable
+from flinklab.flink.waits import one_line
 from flinklab.settings import Settings
 from flinklab.version import FLINK_VERSION
 

@@ -18,7 +18,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -42,7 +41,6 @@ from flinklab.cluster.base import (
 )
 from flinklab.cluster.cds import archive_path, cds_options, start_dump
 from flinklab.cluster.launch import LaunchCache, launch_key
-from flinklab.cluster.rest import FlinkRest, RestUnavailable
 from flinklab.cluster.waits import (
     JOBMANAGER,
     TASKMANAGER,
@@ -50,14 +48,16 @@ from flinklab.cluster.waits import (
     NewTaskManagers,
     RestAnswers,
     TaskManagersRegistered,
-    tail_lines,
     wait_until,
 )
 from flinklab.errors import ClusterError
+from flinklab.flink.java import find_java, java_env
+from flinklab.flink.procs import find_processes, free_port, process_args, stop_processes
+from flinklab.flink.rest import FlinkRest, RestUnavailable
+from flinklab.flink.waits import tail_lines
 from flinklab.settings import Settings
 from flinklab.version import FLINK_VERSION
 
-MIN_JAVA = 11
 STOP_TIMEOUT = 30.0  # seconds a JVM gets to exit on SIGTERM before SIGKILL
 IDENT = "flinklab"  # FLINK_IDENT_STRING: names the scripts' pid and log files
 
@@ -80,98 +80,7 @@ def flink_home() -> Path:
     return home
 
 
-def find_java(env: dict[str, str] | None = None) -> tuple[str, int]:
-    """(java executable, major version); honours JAVA_HOME like Flink's scripts do. ClusterError when unusable."""
-    env = dict(os.environ if env is None else env)
-    java_home = env.get("JAVA_HOME")
-    if java_home:
-        java = str(Path(java_home) / "bin" / "java")
-        if not os.access(java, os.X_OK):
-            raise ClusterError(f"JAVA_HOME={java_home} has no bin/java.",
-                               "Point JAVA_HOME at a Java 17 installation, or unset it to use `java` from PATH.")
-    else:
-        found = shutil.which("java", path=env.get("PATH"))
-        if not found:
-            raise ClusterError("Java is not installed (no `java` on PATH, JAVA_HOME unset).",
-                               "Install Java 17 (e.g. `apt-get install openjdk-17-jre-headless`) or set JAVA_HOME.")
-        java = found
-    major = _release_major(java)  # the JDK's `release` file: no JVM start before the cluster's own
-    if major is None:
-        try:
-            proc = subprocess.run([java, "-version"], check=False, capture_output=True, text=True, timeout=30)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise ClusterError(f"Could not run {java} -version: {exc}.", "Check the Java installation.") from None
-        major = parse_java_major(proc.stderr + proc.stdout)
-    if major is None:
-        raise ClusterError(f"Could not tell the version of {java}.", "Install Java 17 and set JAVA_HOME to it.")
-    if major < MIN_JAVA:
-        raise ClusterError(f"Java {major} at {java} is too old: Flink {FLINK_VERSION} needs Java 11 or newer.",
-                           "Install Java 17 and set JAVA_HOME to it.")
-    return java, major
-
-
-def _release_major(java: str) -> int | None:
-    """The major version in the `release` file of the JDK `java` belongs to (JAVA_VERSION="17.0.15"), if any."""
-    try:
-        text = (Path(os.path.realpath(java)).parent.parent / "release").read_text(errors="replace")
-    except OSError:
-        return None
-    m = re.search(r'^JAVA_VERSION="(\d+)(?:\.(\d+))?', text, re.MULTILINE)
-    if not m:
-        return None
-    major = int(m.group(1))
-    return int(m.group(2) or 0) if major == 1 else major
-
-
-def parse_java_major(version_output: str) -> int | None:
-    """`openjdk version "17.0.15"` -> 17; `java version "1.8.0_392"` -> 8."""
-    m = re.search(r'version "(\d+)(?:\.(\d+))?', version_output)
-    if not m:
-        return None
-    major = int(m.group(1))
-    return int(m.group(2) or 0) if major == 1 else major
-
-
-def java_env(java: str) -> dict[str, str]:
-    """The environment for Flink's scripts: ours, with JAVA_HOME pointing at the java we checked when unset."""
-    env = dict(os.environ)
-    env.setdefault("JAVA_HOME", str(Path(os.path.realpath(java)).parent.parent))
-    return env
-
-
-def free_port(host: str) -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
-
-
 # ------------------------------------------------------------------------------------------------ processes
-
-
-def _reap(pid: int) -> None:
-    """Collect `pid` if it is our exited child, so it does not linger as a zombie that still 'exists'."""
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except (ChildProcessError, OSError):
-        pass
-
-
-def process_args(pid: int) -> list[str] | None:
-    """The argv of `pid`, or None when it does not exist (zombies have none)."""
-    _reap(pid)
-    proc = Path(f"/proc/{pid}/cmdline")
-    if Path("/proc/self").exists():
-        try:
-            raw = proc.read_bytes()
-        except OSError:
-            return None
-        return [a.decode("utf-8", "replace") for a in raw.split(b"\0") if a] or None
-    try:  # no /proc (macOS): ask ps
-        cmd = ["ps", "-o", "command=", "-p", str(pid)]
-        out = subprocess.run(cmd, check=False, capture_output=True, text=True).stdout
-    except OSError:
-        return None
-    return out.split() or None
 
 
 def is_ours(pid: int | None, conf_dir: Path) -> bool:
@@ -185,33 +94,12 @@ def is_ours(pid: int | None, conf_dir: Path) -> bool:
 
 def find_ours(conf_dir: Path) -> list[int]:
     """Every live process whose arguments name `conf_dir` (strays a crashed `up` may have left)."""
-    found = []
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return found
-    for entry in proc.iterdir():
-        if entry.name.isdigit() and int(entry.name) != os.getpid() and is_ours(int(entry.name), conf_dir):
-            found.append(int(entry.name))
-    return found
+    return find_processes(lambda pid: is_ours(pid, conf_dir))
 
 
-def stop_processes(pids: list[int], conf_dir: Path, timeout: float = STOP_TIMEOUT) -> list[int]:
+def stop_ours(pids: list[int], conf_dir: Path, timeout: float = STOP_TIMEOUT) -> list[int]:
     """SIGTERM each pid that is still ours, wait, SIGKILL what is left; return the pids that were stopped."""
-    ours = [pid for pid in pids if is_ours(pid, conf_dir)]
-    for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 10.0)):
-        alive = [pid for pid in ours if is_ours(pid, conf_dir)]
-        for pid in alive:
-            try:
-                os.kill(pid, sig)
-            except ProcessLookupError:
-                pass
-        deadline = time.monotonic() + wait
-        while alive and time.monotonic() < deadline:
-            time.sleep(0.2)
-            alive = [pid for pid in alive if is_ours(pid, conf_dir)]
-        if not alive:
-            break
-    return ours
+    return stop_processes(pids, lambda pid: is_ours(pid, conf_dir), timeout)
 
 
 # ------------------------------------------------------------------------------------------------- backend
@@ -402,7 +290,7 @@ class LocalBackend:
             self._remember_launches(started=False)
             say("start-up failed: stopping what was started")
             self._kill_spawned()
-            stop_processes(find_ours(self.conf_dir), self.conf_dir, timeout=5)  # strays of this config, too
+            stop_ours(find_ours(self.conf_dir), self.conf_dir, timeout=5)  # strays of this config, too
             remove_record(s)
             raise
 
@@ -607,13 +495,13 @@ class LocalBackend:
         if record is not None and record.backend == self.name:
             pids = _details(record).pids()
         pids += [p for p in find_ours(self.conf_dir) if p not in pids]
-        stopped = stop_processes(pids, self.conf_dir)
+        stopped = stop_ours(pids, self.conf_dir)
         if record is not None and record.backend == self.name:
             remove_record(self.settings)
         return bool(stopped)
 
     def _stop_everything(self, record: ClusterRecord) -> None:
-        stop_processes(_details(record).pids() + find_ours(self.conf_dir), self.conf_dir)
+        stop_ours(_details(record).pids() + find_ours(self.conf_dir), self.conf_dir)
         remove_record(self.settings)
 
     # ------------------------------------------------------------ status

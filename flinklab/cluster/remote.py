@@ -3,8 +3,9 @@
 `up` only checks and records; it starts nothing. The checks, in order, each one line and exit 2 when it fails:
 the REST API answers at `--rest-url`; what answers is Flink (GET /config names a `flink-version`); that version
 is the pinned one (the PyFlink client and the cluster must match); TaskManagers with free slots are registered;
-the cluster can read the lab data at the data dir (flinklab.cluster.dataprobe runs one small batch job). Only then
-is the cluster recorded, so a failed attach leaves no record. `down` forgets the record and never touches the
+the cluster can read the lab data at the data dir (`data_probe`, which the use case attaching sets: flinklab.
+environment.dataprobe runs one small batch job). Only then is the cluster recorded, so a failed attach leaves no
+record. `down` forgets the record and never touches the
 cluster; its logs are in its own Web UI.
 """
 
@@ -17,6 +18,8 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
 from urllib.parse import urlsplit
 
 from flinklab.cluster.base import (
@@ -30,9 +33,9 @@ from flinklab.cluster.base import (
     remove_record,
     write_record,
 )
-from flinklab.cluster.rest import FlinkRest, RestUnavailable
-from flinklab.cluster.waits import one_line
 from flinklab.errors import ClusterError, UsageError
+from flinklab.flink.rest import FlinkRest, RestUnavailable
+from flinklab.flink.waits import one_line
 from flinklab.settings import DEFAULT_REST_PORT, Settings
 from flinklab.version import DEFAULT_FLINK_IMAGE, FLINK_VERSION
 
@@ -119,6 +122,9 @@ class RemoteBackend:
 
     def __init__(self, settings: Settings):
         self.settings = settings
+        #: Checks that the cluster at a REST URL reads the lab data, returning the files checked; set by the use
+        #: case that attaches (the backend knows no lab). None: the attachment checks version and slots only.
+        self.data_probe: Callable[[str], list[Path]] | None = None
 
     @classmethod
     def usable(cls, settings: Settings) -> tuple[bool, str]:
@@ -157,11 +163,10 @@ class RemoteBackend:
         if record is not None:
             say(f"already attached to {url}")
             return UpResult(status=self.status(), already_running=True, seconds=time.monotonic() - start)
-        from flinklab.cluster.dataprobe import probe_lab_data
-
-        say(f"checking that the cluster reads the lab data in {s.data_dir} (a small batch job)")
-        checked = probe_lab_data(s, url)
-        say(f"the cluster reads all {len(checked)} lab data file(s) with the expected row counts")
+        if self.data_probe is not None:
+            say(f"checking that the cluster reads the lab data in {s.data_dir} (a small batch job)")
+            checked = self.data_probe(url)
+            say(f"the cluster reads all {len(checked)} lab data file(s) with the expected row counts")
         host, port = parse_rest_url(url)
         tms = int(overview.get("taskmanagers", 0))
         write_record(s, ClusterRecord(

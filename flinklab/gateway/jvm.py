@@ -23,13 +23,14 @@ _HELPERS_SOURCE = Path(__file__).with_name("FlinklabHelpers.java")
 _OPS = "org.apache.flink.table.operations."
 
 
-def launch_gateway(settings: Settings) -> Any:
+def launch_gateway(settings: Settings, image: str | None = None) -> Any:
     """PyFlink's gateway JVM (one per process); its log goes to the state dir, not into site-packages.
 
-    Without Java on the host, the JVM runs in a container of the Flink image (java_shim): a machine with only
-    Docker can do the labs. A JVM that cannot start is one FlinklabError line, not PyFlink's RuntimeError.
+    Without Java on the host, the JVM runs in a container of the Flink image (java_shim; `image`, default the
+    settings' one): a machine with only Docker can do the labs. A JVM that cannot start is one FlinklabError line,
+    not PyFlink's RuntimeError.
     """
-    from flinklab.sqlclient.java_shim import gateway_java_home
+    from flinklab.gateway.java_shim import gateway_java_home
 
     if "FLINK_LOG_DIR" not in os.environ:
         log_dir = settings.state_dir / "client-logs"
@@ -43,7 +44,7 @@ def launch_gateway(settings: Settings) -> Any:
     if java_gateway._gateway is not None or "PYFLINK_GATEWAY_PORT" in os.environ:
         return java_gateway.get_gateway()  # a JVM is already there: nothing to find or write
     os.environ.setdefault("JVM_ARGS", settings.gateway_jvm_args)  # read by PyFlink's launcher
-    java_home = gateway_java_home(settings)
+    java_home = gateway_java_home(settings, image=image)
     saved = os.environ.get("JAVA_HOME")
     if java_home is not None:
         os.environ["JAVA_HOME"] = str(java_home)  # PyFlink copies os.environ for the JVM when it launches

@@ -1,46 +1,25 @@
-"""The gateway process: `python -m flinklab.gateway --port 8083 --rest-url http://127.0.0.1:8081`.
+"""The gateway service built on this process's JVM, and the gateway served from a thread of this process.
 
-Starts PyFlink's JVM, warms the planner up, then serves Flink's SQL Gateway REST API with uvicorn. It answers
-`/info` only once it is warm, so whoever waits for it (flink-up) knows the first statement will be quick.
-SIGTERM stops it: sessions are closed (their unfinished jobs cancelled) and the JVM shut down.
+The gateway process itself (`python -m flinklab.environment.serve_gateway`) lives in flinklab.environment: it
+knows which cluster is recorded, which the gateway does not.
 """
 
 from __future__ import annotations
 
-import argparse
-import logging
-import signal
-import sys
 import threading
-from pathlib import Path
+from typing import Callable
 
 from flinklab.gateway.service import DEFAULT_CHECK_INTERVAL, DEFAULT_IDLE_TIMEOUT, GatewayConfig, GatewayService
+from flinklab.settings import Settings
 
 
-def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="flinklab-gateway", description=__doc__)
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8083)
-    parser.add_argument("--rest-url", help="the Flink cluster's REST endpoint (default: the cluster that "
-                        "flink-up recorded in --state-dir, read when a session opens)")
-    parser.add_argument("--state-dir", type=Path, required=True, help="for the JVM's logs")
-    parser.add_argument("--idle-timeout", type=float, default=DEFAULT_IDLE_TIMEOUT, help="seconds")
-    parser.add_argument("--check-interval", type=float, default=DEFAULT_CHECK_INTERVAL, help="seconds")
-    return parser.parse_args(argv)
-
-
-def build_service(rest_url: str | None, state_dir: Path, idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
-                  check_interval: float = DEFAULT_CHECK_INTERVAL) -> GatewayService:
-    """A warm GatewayService on this process's PyFlink JVM, for the cluster at `rest_url` (None: the recorded
-    cluster of `state_dir`, looked up as each session opens)."""
-    from flinklab.cluster.base import resolve_rest_url
+def build_service(target: str | Callable[[], str], settings: Settings, idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+                  check_interval: float = DEFAULT_CHECK_INTERVAL, image: str | None = None) -> GatewayService:
+    """A warm GatewayService on this process's PyFlink JVM, for the cluster at `target` (a URL, or a function
+    asked as each session opens); `image` is the one a container JVM runs on a host without Java."""
     from flinklab.gateway.jvm import Jvm, launch_gateway
-    from flinklab.settings import Settings
 
-    # the backend is not the gateway's business (and one registered only in flink-up's process is unknown here)
-    settings = Settings.from_env(state_dir=state_dir, backend="auto")
-    jvm = Jvm(launch_gateway(settings))
-    target = rest_url or (lambda: resolve_rest_url(settings))
+    jvm = Jvm(launch_gateway(settings, image))
     service = GatewayService(jvm, GatewayConfig(target, idle_timeout, check_interval))
     service.warm_up()
     return service
@@ -80,39 +59,3 @@ class EmbeddedGateway:
         self._thread.join(10)
         self._socket.close()
         self.service.stop()
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    log = logging.getLogger("flinklab.gateway")
-    log.info("starting: cluster %s, binding %s:%s", args.rest_url or "as recorded", args.host, args.port)
-    try:
-        service = build_service(args.rest_url, args.state_dir, args.idle_timeout, args.check_interval)
-    except Exception as exc:  # noqa: BLE001 - the process log is where flink-up points the user
-        log.error("could not start: %s", exc)
-        return 2
-    import uvicorn
-
-    from flinklab.gateway.app import create_app
-
-    server = uvicorn.Server(uvicorn.Config(create_app(service), host=args.host, port=args.port,
-                                           log_level="warning", lifespan="off"))
-
-    def stop(signum: int, frame: object) -> None:
-        server.should_exit = True
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    log.info("serving Flink's SQL Gateway REST API on http://%s:%s", args.host, args.port)
-    try:
-        server.run()
-    finally:
-        service.stop()
-        service.jvm.shutdown()
-    log.info("stopped")
-    return 0 if server.started else 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
 
-from flinklab.cluster.rest import FlinkRest, RestUnavailable
+from flinklab.flink.rest import FlinkRest, RestUnavailable
 from flinklab.gateway.errors import error_text
 from flinklab.gateway.jvm import Jvm
 from flinklab.gateway.operations import Operation

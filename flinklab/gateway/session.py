@@ -50,7 +50,7 @@ def _is_add_jar(statement: str, path: str) -> bool:
 
 
 def _strip_sql_comments(statement: str) -> str:
-    from flinklab.sqlclient.splitter import strip_comments
+    from flinklab.flink.sql_split import strip_comments
 
     return strip_comments(statement)
 

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flinklab.cluster.base import resolve_rest_url
-from flinklab.cluster.rest import FlinkRest, RestUnavailable
 from flinklab.errors import ClusterError, FlinklabError, UsageError
+from flinklab.flink.rest import FlinkRest, RestUnavailable
 from flinklab.labs.base import Lab, Step
 from flinklab.labs.solution import InstallResult, install_solution, write_keeping_backup
 from flinklab.settings import Settings
@@ -359,7 +359,7 @@ def run_lab(
 
     own_client = client is None and len(skip_reason) < len(steps)
     if own_client:
-        from flinklab.sqlclient.client import SqlClient
+        from flinklab.environment.client import SqlClient
 
         client = SqlClient(settings)
     try:

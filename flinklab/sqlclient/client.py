@@ -2,7 +2,8 @@
 
 A thin front end, as Flink's own client is: it splits the script, echoes each statement, sends it to the gateway
 (Flink's REST protocol, protocol.py) and prints the result through printer.py. No JVM runs in this process,
-except with `embedded`, where a gateway is started in-process for this one invocation (the slow, old way).
+except with `embedded`, where flinklab.environment starts a gateway in-process for this one invocation (the slow,
+old way) and hands this client its URL.
 
 Departures from the real client, all on purpose: each statement is echoed after its `Flink SQL> ` prompt (the
 real client's dumb terminal glues echoes unpredictably); an INSERT's job is waited for before the next statement
@@ -17,21 +18,17 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TextIO
+from typing import Protocol, TextIO
 
-from flinklab.cluster.base import resolve_rest_url
-from flinklab.cluster.rest import FlinkRest
 from flinklab.errors import FlinklabError, NoClusterError
+from flinklab.flink.rest import FlinkRest
+from flinklab.flink.sql_split import split_statements, strip_comments
 from flinklab.settings import Settings
 from flinklab.sqlclient import tableau
 from flinklab.sqlclient.printer import Printer, StreamingPrinter, reason_from_server
 from flinklab.sqlclient.protocol import GatewayClient, GatewayError, Page
-from flinklab.sqlclient.splitter import split_statements, strip_comments
 from flinklab.sqlclient.sqlfiles import read_sql
 from flinklab.sqlclient.watch import ClusterWatch
-
-if TYPE_CHECKING:
-    from flinklab.gateway.server import EmbeddedGateway
 
 RUNTIME_MODE = "execution.runtime-mode"
 RESULT_MODE = "sql-client.execution.result-mode"
@@ -135,19 +132,18 @@ def gateway_url(settings: Settings) -> str:
 
 
 class SqlClient:
-    """A connection to a SQL gateway (the running one, or an embedded one for this process)."""
+    """A connection to a SQL gateway at `url` (default: flinklab's own, the settings' gateway URL).
 
-    def __init__(self, settings: Settings, url: str | None = None, *, embedded: bool = False,
-                 cluster_url: str | None = None):
+    With `cluster_url`, that cluster is checked first (no cluster is the likelier mistake, and its message says
+    so); which cluster is the recorded one is flinklab.environment's business (its SqlClient passes it). A
+    `on_close` callback runs after the connection closes (an embedded gateway stops there)."""
+
+    def __init__(self, settings: Settings, url: str | None = None, *, cluster_url: str | None = None,
+                 on_close: Callable[[], None] | None = None):
         self.settings = settings
-        self._embedded: EmbeddedGateway | None = None
-        # flinklab's own gateway: its cluster is the recorded one (or `cluster_url`), checked first (no cluster is
-        # the likelier mistake, and its message says so); a gateway named by URL is taken as it is
-        self.cluster_url = cluster_url or (resolve_rest_url(settings) if url is None else None)
+        self._on_close = on_close
+        self.cluster_url = cluster_url
         self.check_cluster()
-        if embedded:
-            self._embedded = _start_embedded(settings, self.cluster_url or resolve_rest_url(settings))
-            url = self._embedded.url
         self.url = (url or gateway_url(settings)).rstrip("/")
         self.api = GatewayClient(self.url)
         try:
@@ -188,17 +184,12 @@ class SqlClient:
         return ClientSession(self.api, conf)
 
     def close(self) -> None:
-        self.api.close()
-        if self._embedded is not None:
-            self._embedded.stop()
-            self._embedded.service.jvm.shutdown()
-            self._embedded = None
-
-
-def _start_embedded(settings: Settings, cluster_url: str) -> EmbeddedGateway:
-    from flinklab.gateway.server import EmbeddedGateway, build_service
-
-    return EmbeddedGateway(build_service(cluster_url, settings.state_dir)).start()
+        api = getattr(self, "api", None)  # None when the cluster check failed before it was made
+        if api is not None:
+            api.close()
+        on_close, self._on_close = self._on_close, None
+        if on_close is not None:
+            on_close()
 
 
 class ClientSession:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
-from flinklab.cluster.rest import FlinkRest, RestUnavailable
+from flinklab.flink.rest import FlinkRest, RestUnavailable
 
 
 class ClusterWatch:

@@ -74,8 +74,9 @@ DESCRIBE orders;
 def main(rest_url: str) -> None:
     from urllib.parse import urlparse
 
+    from flinklab.environment.client import SqlClient
     from flinklab.settings import Settings
-    from flinklab.sqlclient.client import SqlClient, run_invocation
+    from flinklab.sqlclient.client import run_invocation
 
     with tempfile.TemporaryDirectory(prefix="flinklab-golden-") as tmp:
         data = Path(tmp)

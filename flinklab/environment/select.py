@@ -17,8 +17,8 @@ from flinklab.cluster.base import (
     remove_record,
 )
 from flinklab.cluster.registry import backend_class, backend_names
-from flinklab.cluster.rest import FlinkRest, RestUnavailable
 from flinklab.errors import ClusterError
+from flinklab.flink.rest import FlinkRest, RestUnavailable
 from flinklab.settings import Settings
 
 

@@ -3,9 +3,10 @@
 `bring_up` is a short list of steps on purpose; a new step (e.g. starting the SQL gateway process) is one more line
 in it, not a change to any backend:
 
-1. choose the backend (flinklab.cluster.select: explicit, recorded, or auto from the registry);
-2. provision the lab data into the data dir, when the cluster reads it from this host (backends know no lab);
-3. start the SQL gateway process unless a healthy one runs (flinklab.gateway.process): its JVM warms up while
+1. choose the backend (flinklab.environment.select: explicit, recorded, or auto from the registry);
+2. provision the lab data into the data dir, when the cluster reads it from this host (backends know no lab), or
+   give a remote backend the data probe it runs before it records the attachment;
+3. start the SQL gateway process unless a healthy one runs (flinklab.environment.gateway): its JVM warms up while
 4. `backend.up()` starts, repairs or attaches to the cluster and waits until it is ready;
 5. wait until the gateway answers. A failed cluster start stops the gateway it started; `bring_down` stops the
    gateway before the cluster.
@@ -23,15 +24,15 @@ import fcntl
 import os
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from flinklab.cluster.base import ClusterBackend, ProgressFn, RecordUnreadable, UpResult, read_record
-from flinklab.cluster.select import backend_for, stop_cluster
+from flinklab.environment import gateway
+from flinklab.environment.provision import provision_data
+from flinklab.environment.select import backend_for, stop_cluster
 from flinklab.errors import ClusterError
-from flinklab.gateway import process as gateway
-from flinklab.labs.provision import provision_data
 from flinklab.settings import Settings
 
 WAITING_MESSAGE = "another flink-up is running, waiting…"
@@ -97,22 +98,25 @@ def _no_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-def bring_up(settings: Settings, progress: ProgressFn | None = None, *, with_gateway: bool = True) -> UpResult:
+def bring_up(settings: Settings, progress: ProgressFn | None = None, *, with_gateway: bool = True,
+             data_files: Sequence[Path] | None = None) -> UpResult:
     """Choose the backend, provision the lab data where the cluster reads it, start (or attach to) the cluster.
 
     `progress` hears every step, the chosen backend first (`backend: NAME (why)`). `with_gateway=False` (or a
     gateway port of 0) leaves the SQL gateway alone. Errors are FlinklabErrors (one line); a failed or interrupted
     start leaves nothing it started behind (each backend's `up` cleans up its part, this its gateway and, when the
-    cluster was started afresh here, the cluster). Another `up`/`down` on the state dir is waited for."""
+    cluster was started afresh here, the cluster). Another `up`/`down` on the state dir is waited for.
+    `data_files` are the lab data (default: every fixtures/*.csv), copied or probed."""
     say = progress or _quiet
     with state_lock(settings, say):
-        return _bring_up_locked(settings, say, with_gateway)
+        return _bring_up_locked(settings, say, with_gateway, data_files)
 
 
-def _bring_up_locked(settings: Settings, say: ProgressFn, with_gateway: bool) -> UpResult:
+def _bring_up_locked(settings: Settings, say: ProgressFn, with_gateway: bool,
+                     data_files: Sequence[Path] | None) -> UpResult:
     backend, reason = backend_for(settings)
     say(f"backend: {backend.name} ({reason})")
-    copied = provision(settings, backend, say)
+    copied = provision(settings, backend, say, data_files)
     gateway_proc = None
     fresh_cluster = False
     wants_gateway = with_gateway and bool(settings.gateway_port)
@@ -151,12 +155,18 @@ def _bring_up_locked(settings: Settings, say: ProgressFn, with_gateway: bool) ->
     return result
 
 
-def provision(settings: Settings, backend: ClusterBackend, say: ProgressFn) -> list[Path]:
+def provision(settings: Settings, backend: ClusterBackend, say: ProgressFn,
+              data_files: Sequence[Path] | None = None) -> list[Path]:
     """Copy the lab data into the data dir when `backend`'s cluster reads it from this host; return what was
-    copied. A cluster elsewhere (remote) must already have it: its `up` checks that instead."""
+    copied. A cluster elsewhere (remote) must already have it: its `up` checks that instead, with the data probe
+    given here."""
     if not backend.reads_local_data:
+        if hasattr(backend, "data_probe"):
+            from flinklab.environment.dataprobe import probe_lab_data
+
+            backend.data_probe = lambda url: probe_lab_data(settings, url, data_files)
         return []
-    copied = provision_data(settings)
+    copied = provision_data(settings, data_files)
     if copied:
         say(f"copied {len(copied)} data file(s) to {settings.data_dir}")
     return copied

@@ -1,6 +1,6 @@
 """Does a cluster read the lab data? One batch job counts the lines of every lab CSV at the data dir, as the
-cluster sees it, and the counts are compared with the committed files (fixtures/*.csv, the ones `flink-up`
-provisions on this host for the other backends).
+cluster sees it, and the counts are compared with the files of this host (the caller's list, by default the
+committed fixtures/*.csv: the ones `flink-up` provisions on this host for the other backends).
 
 The files are read with the `raw` format (one STRING column per line), so the probe needs no lab's schema. The
 job runs through a SQL gateway of this process (PyFlink, `execution.target: remote`), exactly as the labs' jobs
@@ -9,18 +9,15 @@ will: if the probe reads the data, so will they. The JobManager must see the fil
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
-from flinklab.cluster.waits import one_line
+from flinklab.environment.provision import default_data_files
 from flinklab.errors import ClusterError
+from flinklab.flink.waits import one_line
 from flinklab.settings import Settings
 from flinklab.sqlclient.printer import reason_from_server
 from flinklab.sqlclient.protocol import GatewayClient, GatewayError
-
-
-def lab_files(settings: Settings) -> list[Path]:
-    """The lab data files the cluster must have: every committed fixtures/*.csv."""
-    return sorted(settings.fixtures_dir.glob("*.csv")) if settings.fixtures_dir.is_dir() else []
 
 
 def line_count(path: Path) -> int:
@@ -38,13 +35,14 @@ def _sql_string(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def probe_lab_data(settings: Settings, rest_url: str) -> list[Path]:
-    """Check every lab file at `settings.data_dir` through the cluster at `rest_url`; return the files checked.
+def probe_lab_data(settings: Settings, rest_url: str, data_files: Sequence[Path] | None = None) -> list[Path]:
+    """Check each of `data_files` (default: every fixtures/*.csv) at `settings.data_dir` through the cluster at
+    `rest_url`; return the files checked.
 
     ClusterError naming the first file the cluster cannot read or whose row count differs."""
-    from flinklab.sqlclient.client import SqlClient
+    from flinklab.environment.client import SqlClient
 
-    sources = lab_files(settings)
+    sources = default_data_files(settings) if data_files is None else list(data_files)
     if not sources:
         return []
     remote = [settings.data_dir / src.name for src in sources]

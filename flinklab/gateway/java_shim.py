@@ -24,8 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from flinklab.cluster.base import read_record
 from flinklab.errors import FlinklabError
+from flinklab.flink.java import host_java
 from flinklab.settings import Settings
 from flinklab.text import first_line
 
@@ -64,24 +64,6 @@ class ShimSpec:
     labels: dict[str, str] = field(default_factory=dict)
 
 
-def host_java(env: Mapping[str, str] | None = None) -> str | None:
-    """The java PyFlink would start, if it exists: Flink's `env.java.home`, else $JAVA_HOME, else `java` on PATH.
-
-    Mirrors pyflink_gateway_server.find_java_executable, which reads os.environ instead of `env`.
-    """
-    env = os.environ if env is None else env
-    from pyflink.find_flink_home import _find_flink_home
-    from pyflink.pyflink_gateway_server import KEY_ENV_JAVA_HOME, read_from_config
-
-    java_home = read_from_config(KEY_ENV_JAVA_HOME, None, os.path.join(_find_flink_home(), "conf"))
-    if java_home is None and "JAVA_HOME" in env:
-        java_home = env["JAVA_HOME"]
-    if java_home is not None:
-        java = os.path.join(java_home, "bin", "java")
-        return java if os.access(java, os.X_OK) else None
-    return shutil.which("java", path=env.get("PATH", os.defpath))
-
-
 def docker_cli(env: Mapping[str, str] | None = None) -> str | None:
     env = os.environ if env is None else env
     return shutil.which("docker", path=env.get("PATH", os.defpath))
@@ -89,15 +71,6 @@ def docker_cli(env: Mapping[str, str] | None = None) -> str | None:
 
 def _docker(docker: str, *args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
     return subprocess.run([docker, *args], capture_output=True, text=True, timeout=timeout, check=False)
-
-
-def client_image(settings: Settings) -> str:
-    """The running cluster's image when flinklab knows it (it is present: the cluster runs on it), else the
-    settings' image."""
-    record = read_record(settings)
-    if record is not None and record.image:
-        return record.image
-    return settings.image
 
 
 def flink_dirs(env: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -167,7 +140,7 @@ def shim_text(spec: ShimSpec) -> str:
     return (
         "#!/bin/sh\n"
         "# Written by flinklab (rewritten at every runner start): this host has no Java, so PyFlink's gateway\n"
-        "# JVM runs in a container of the Flink image. See flinklab/sqlclient/java_shim.py.\n"
+        "# JVM runs in a container of the Flink image. See flinklab/gateway/java_shim.py.\n"
         "conn_dir=\n"
         # no `dirname`: the JVM's PATH may hold nothing
         'if [ -n "${_PYFLINK_CONN_INFO_PATH:-}" ]; then conn_dir=${_PYFLINK_CONN_INFO_PATH%/*}; fi\n'
@@ -187,8 +160,10 @@ def write_shim(settings: Settings, spec: ShimSpec) -> Path:
     return java_home
 
 
-def gateway_java_home(settings: Settings, env: Mapping[str, str] | None = None) -> Path | None:
-    """None when the host has Java; else the JAVA_HOME of a freshly written container shim.
+def gateway_java_home(settings: Settings, env: Mapping[str, str] | None = None, image: str | None = None
+                      ) -> Path | None:
+    """None when the host has Java; else the JAVA_HOME of a freshly written container shim running `image`
+    (the running cluster's, which is present; the caller knows it), else the settings' image.
 
     Raises FlinklabError (one line) when there is neither Java nor an answering Docker engine with the image.
     """
@@ -206,7 +181,7 @@ def gateway_java_home(settings: Settings, env: Mapping[str, str] | None = None) 
         why = first_line(version.stderr) or f"exit status {version.returncode}"
         raise FlinklabError(f"No Java to run the SQL gateway, and the Docker engine does not answer ({why}).",
                             NO_JAVA_HINT)
-    image = client_image(settings)
+    image = image or settings.image
     if _docker(docker, "image", "inspect", "--format", "{{.Id}}", image).returncode != 0:
         raise FlinklabError(
             f"No Java on this host, and the SQL gateway's image {image} is not present.",

@@ -1,9 +1,9 @@
 """The gateway as a background process of `flink-up`: start, wait until warm, find, stop, log.
 
-It runs on this machine whatever the backend (its JVM in a container when the host has no Java, see java_shim),
-binds `settings.bind_host` (127.0.0.1 unless asked) on `settings.gateway_port`, and keeps its pid and log in the
-state dir. A pid is only ever signalled when its command line is this state dir's gateway: a stale pid file that
-now names another process is ignored.
+It runs on this machine whatever the backend (its JVM in a container when the host has no Java, see
+flinklab/gateway/java_shim.py), binds `settings.bind_host` (127.0.0.1 unless asked) on `settings.gateway_port`,
+and keeps its pid and log in the state dir. A pid is only ever signalled when its command line is this state dir's
+gateway: a stale pid file that now names another process is ignored.
 """
 
 from __future__ import annotations
@@ -19,9 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flinklab.errors import ClusterError, UsageError
+from flinklab.flink.java import host_java
+from flinklab.flink.procs import find_processes, port_is_free, process_args, stop_processes
+from flinklab.flink.rest import FlinkRest, RestUnavailable
+from flinklab.flink.waits import ClusterStartError, tail_lines
 from flinklab.settings import Settings
 
-_MODULE = "flinklab.gateway"
+_MODULE = "flinklab.environment.serve_gateway"
 STOP_SECONDS = 15.0
 
 
@@ -33,18 +37,11 @@ def log_file(settings: Settings) -> Path:
     return settings.state_dir / "logs" / "gateway.log"
 
 
-def _cmdline(pid: int) -> list[str]:
-    try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return []
-    return [part.decode("utf-8", "replace") for part in raw.split(b"\0") if part]
-
-
 def _ours(pid: int, settings: Settings) -> bool:
-    """Is `pid` this state dir's gateway (`python -m flinklab.gateway ... --state-dir DIR`)? Never signal a process
-    that only inherited a recycled pid, or one that merely names the state dir (an editor, `tail -f`)."""
-    args = _cmdline(pid)
+    """Is `pid` this state dir's gateway (`python -m flinklab.environment.serve_gateway ... --state-dir DIR`)?
+    Never signal a process that only inherited a recycled pid, or one that merely names the state dir (an editor,
+    `tail -f`)."""
+    args = process_args(pid) or []
     return (
         _MODULE in args and args.index(_MODULE) > 0 and args[args.index(_MODULE) - 1] == "-m"
         and "--state-dir" in args[:-1] and args[args.index("--state-dir") + 1] == str(settings.state_dir)
@@ -53,11 +50,7 @@ def _ours(pid: int, settings: Settings) -> bool:
 
 def _strays(settings: Settings) -> list[int]:
     """Every live gateway process of this state dir (one interrupted before its pid file was written, too)."""
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return []
-    return [int(p.name) for p in proc.iterdir()
-            if p.name.isdigit() and int(p.name) != os.getpid() and _ours(int(p.name), settings)]
+    return find_processes(lambda pid: _ours(pid, settings))
 
 
 def running_pid(settings: Settings) -> int | None:
@@ -101,8 +94,7 @@ def gateway_state(settings: Settings) -> GatewayState:
 def start(settings: Settings, rest_url: str | None = None) -> subprocess.Popen:
     """Start the gateway process (returns at once; see :func:`wait_ready`) for the cluster at `rest_url`, or, by
     default, for the cluster recorded in the state dir, whichever it is when a session opens."""
-    from flinklab.cluster.base import port_is_free
-    from flinklab.sqlclient.java_shim import NO_JAVA_HINT, docker_cli, host_java
+    from flinklab.gateway.java_shim import NO_JAVA_HINT, docker_cli
 
     if host_java() is None and docker_cli() is None:  # the rest (engine, image) is checked where the JVM starts
         raise ClusterError("No Java to run the SQL gateway, and no Docker either.", NO_JAVA_HINT)
@@ -131,8 +123,6 @@ def start(settings: Settings, rest_url: str | None = None) -> subprocess.Popen:
 def wait_ready(settings: Settings, proc: subprocess.Popen, timeout: float) -> None:
     """Until the gateway answers (it answers once its JVM is warm); a dead or silent gateway is a ClusterError
     naming its log, and is stopped."""
-    from flinklab.cluster.waits import ClusterStartError, tail_lines
-
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -154,16 +144,7 @@ def stop(settings: Settings) -> bool:
     pid = running_pid(settings)
     pid_file(settings).unlink(missing_ok=True)
     pids = sorted({*([pid] if pid is not None else []), *_strays(settings)})
-    for each in pids:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(each, signal.SIGTERM)
-    deadline = time.monotonic() + STOP_SECONDS
-    while time.monotonic() < deadline and any(_ours(each, settings) for each in pids):
-        time.sleep(0.1)
-    for each in pids:
-        if _ours(each, settings):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(each, signal.SIGKILL)
+    stop_processes(pids, lambda each: _ours(each, settings), STOP_SECONDS, kill_group=True, poll=0.1)
     return bool(pids)
 
 
@@ -177,8 +158,6 @@ def cancel_orphaned_queries(rest_url: str) -> list[str]:
     reader, forever). INSERT jobs are left alone: they write their sink without any client. Returns the job ids
     cancelled; a cluster that does not answer cancels nothing."""
     import urllib.request
-
-    from flinklab.cluster.rest import FlinkRest, RestUnavailable
 
     rest = FlinkRest(rest_url)
     cancelled = []

@@ -1,0 +1,54 @@
+"""The SQL client as this machine's environment connects it: to flinklab's own gateway, whose cluster is the
+recorded one (checked first), or, with `embedded` (`sql-client.sh embedded`), to a gateway started in this
+process for this one client.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from flinklab.settings import Settings
+from flinklab.sqlclient.client import SqlClient as _GatewayClient
+
+if TYPE_CHECKING:
+    from flinklab.gateway.server import EmbeddedGateway
+
+
+class SqlClient(_GatewayClient):
+    """flinklab.sqlclient's SqlClient, told which cluster is the recorded one; `embedded` starts a gateway in
+    this process on it (stopped, with its JVM, when the client closes)."""
+
+    def __init__(self, settings: Settings, url: str | None = None, *, embedded: bool = False,
+                 cluster_url: str | None = None):
+        from flinklab.cluster.base import resolve_rest_url
+
+        # flinklab's own gateway: its cluster is the recorded one (or `cluster_url`); a gateway named by URL is
+        # taken as it is
+        cluster_url = cluster_url or (resolve_rest_url(settings) if url is None else None)
+        on_close = None
+        if embedded:
+            self.cluster_url = cluster_url
+            self.check_cluster()  # before a JVM starts: no cluster is the likelier mistake
+            gateway = start_embedded(settings, cluster_url or resolve_rest_url(settings))
+            url = gateway.url
+
+            def on_close() -> None:
+                gateway.stop()
+                gateway.service.jvm.shutdown()
+
+        try:
+            super().__init__(settings, url, cluster_url=cluster_url, on_close=on_close)
+        except BaseException:
+            if getattr(self, "_on_close", None) is not None:  # failed before the base class closed it
+                self.close()
+            raise
+
+
+def start_embedded(settings: Settings, cluster_url: str) -> EmbeddedGateway:
+    """A gateway served from a thread of this process for the cluster at `cluster_url`, started."""
+    from flinklab.environment.serve_gateway import client_image
+    from flinklab.gateway.server import EmbeddedGateway, build_service
+
+    # the backend is not the gateway's business, as in the gateway process
+    gateway_settings = Settings.from_env(state_dir=settings.state_dir, backend="auto")
+    return EmbeddedGateway(build_service(cluster_url, gateway_settings, image=client_image(settings))).start()

@@ -1,5 +1,0 @@
-import sys
-
-from flinklab.gateway.server import main
-
-sys.exit(main())
