@@ -12,6 +12,7 @@ import yaml
 
 from flinklab.cluster.docker import HEALTHCHECK_TEST, flink_properties, render_properties
 from flinklab.errors import UsageError
+from flinklab.flink.options import cluster_options
 from flinklab.settings import PROJECT_ROOT, Settings
 from flinklab.version import DEFAULT_FLINK_IMAGE
 
@@ -77,13 +78,18 @@ def test_jobmanager_healthcheck_asks_overview(compose):
     assert " ".join(test[1].split()) == " ".join(HEALTHCHECK_TEST[1].split())
 
 
-def test_flink_properties_have_no_spaces_and_match_the_backend(compose):
-    backend = flink_properties(Settings.from_env({"HOME": "/nonexistent"}))
+def test_flink_properties_have_no_spaces_and_match_the_options_table(compose):
+    settings = Settings.from_env({"HOME": "/nonexistent"})
+    table = cluster_options(settings)  # the one table local and docker derive from
     for name in ("jobmanager", "taskmanager"):
         service = compose["services"][name]
         found = props(service)
         assert all(value and not re.search(r"\s", value) for value in found.values()), found
-        assert found == backend
+        assert {key: found.get(key) for key in table} == table
+        # the rest is the container's own: the JobManager's name on the compose network
+        assert {key: value for key, value in found.items() if key not in table} == {
+            "jobmanager.rpc.address": "jobmanager"}
+        assert found == flink_properties(settings)  # the docker backend sets the same, in the same order
 
 
 def test_backend_refuses_values_with_spaces():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from flinklab.cluster.docker import flink_properties
+from flinklab.flink.options import BEHAVIOUR_OPTIONS, shape_options
 from flinklab.settings import DEFAULT_DATA_DIR, DEFAULT_REST_PORT, PROJECT_ROOT, Settings
 from flinklab.version import DEFAULT_FLINK_IMAGE, FLINK_MINOR
 
@@ -40,12 +40,14 @@ def test_a_session_cluster_on_the_pinned_image(manifests: dict) -> None:
     assert fd["spec"]["flinkVersion"] == "v" + FLINK_MINOR.replace(".", "_")
 
 
-def test_flink_options_match_the_docker_backend(manifests: dict) -> None:
+def test_flink_options_match_the_options_table(manifests: dict) -> None:
     conf = manifests["FlinkDeployment/flinklab-class"]["spec"]["flinkConfiguration"]
-    ours = flink_properties(Settings.from_env({"HOME": "/nonexistent"}))
-    for key in ("parallelism.default", "jobmanager.execution.failover-strategy", "pekko.startup-timeout",
-                "slot.request.timeout", "resourcemanager.standalone.start-up-time"):
-        assert str(conf[key]) == ours[key], key
+    # every behaviour option of the one table (flinklab.flink.options), as local and docker set them
+    assert {key: str(conf.get(key)) for key in BEHAVIOUR_OPTIONS} == BEHAVIOUR_OPTIONS
+    # the shape is the class cluster's own: its memory comes from the operator's resources, its slots are more
+    shape = shape_options(Settings.from_env({"HOME": "/nonexistent"}))
+    assert set(conf) - set(BEHAVIOUR_OPTIONS) == {"taskmanager.numberOfTaskSlots", "rest.port"}
+    assert int(conf["taskmanager.numberOfTaskSlots"]) > int(shape["taskmanager.numberOfTaskSlots"])
     assert int(conf["rest.port"]) == DEFAULT_REST_PORT
 
 

@@ -25,12 +25,6 @@ from flinklab.settings import Settings
 
 T = TypeVar("T")
 
-#: `resourcemanager.standalone.start-up-time` of the clusters flinklab starts (local, docker, docker-compose.yml):
-#: long, so that a streaming job waits for a free slot instead of failing at once (Flink's standalone resource
-#: manager fails unfulfillable requests after this period). Under pekko's longest timer (about 248 days).
-STANDALONE_START_UP_TIME = "30d"
-
-
 @dataclass
 class BackendDetails:
     """What one backend records about its cluster (pids, container names...): each backend subclasses it with

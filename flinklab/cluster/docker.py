@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flinklab.cluster.base import (
-    STANDALONE_START_UP_TIME,
     BackendDetails,
     ClusterRecord,
     ClusterStatus,
@@ -54,6 +53,7 @@ from flinklab.cluster.waits import (
     wait_until,
 )
 from flinklab.errors import ClusterError, UsageError
+from flinklab.flink.options import cluster_options
 from flinklab.flink.rest import FlinkRest, RestUnavailable
 from flinklab.flink.waits import one_line
 from flinklab.settings import Settings
@@ -91,26 +91,9 @@ def project_name(settings: Settings) -> str:
 
 
 def flink_properties(settings: Settings) -> dict[str, str]:
-    """The Flink options every container gets through FLINK_PROPERTIES (same list as docker-compose.yml)."""
-    return {
-        "jobmanager.rpc.address": JOBMANAGER,
-        "jobmanager.memory.process.size": settings.jobmanager_memory,
-        "taskmanager.memory.process.size": settings.taskmanager_memory,
-        "taskmanager.numberOfTaskSlots": str(settings.slots),
-        "parallelism.default": "1",
-        "jobmanager.execution.failover-strategy": "region",
-        # The default 10 s is too short for a JVM on a busy 2-core laptop ("Could not create actor system").
-        "pekko.startup-timeout": "60s",
-        # A query submitted while a TaskManager is dead fails after a minute instead of the default 5.
-        "slot.request.timeout": "60s",
-        # A batch job reserves 512 network buffers by default (sort shuffle): a class's concurrent batch queries
-        # ran out of them on one TaskManager. The labs' shuffles are tiny.
-        "taskmanager.network.sort-shuffle.min-buffers": "16",
-        # A standalone cluster fails a streaming job at once when no slot is free (after a start-up period that
-        # defaults to slot.request.timeout): a class's queries would fail while classmates' jobs hold the slots.
-        # With a long start-up period they wait for a slot (up to slot.request.timeout), as batch jobs do.
-        "resourcemanager.standalone.start-up-time": STANDALONE_START_UP_TIME,
-    }
+    """The Flink options every container gets through FLINK_PROPERTIES (same list as docker-compose.yml): the
+    shared table (flinklab.flink.options), after the JobManager's address on the project's network."""
+    return {"jobmanager.rpc.address": JOBMANAGER, **cluster_options(settings)}
 
 
 def render_properties(props: dict[str, str]) -> str:

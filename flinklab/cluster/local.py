@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from flinklab.cluster.base import (
-    STANDALONE_START_UP_TIME,
     BackendDetails,
     ClusterRecord,
     ClusterStatus,
@@ -52,6 +51,7 @@ from flinklab.cluster.waits import (
 )
 from flinklab.errors import ClusterError
 from flinklab.flink.java import find_java, java_env
+from flinklab.flink.options import cluster_options
 from flinklab.flink.procs import find_processes, free_port, process_args, stop_processes
 from flinklab.flink.rest import FlinkRest, RestUnavailable
 from flinklab.flink.waits import tail_lines
@@ -332,30 +332,16 @@ class LocalBackend:
             "jobmanager.bind-host": s.bind_host,
             "jobmanager.rpc.address": s.bind_host,
             "jobmanager.rpc.port": self._rpc_port,
-            "jobmanager.memory.process.size": s.jobmanager_memory,
-            "jobmanager.execution.failover-strategy": "region",
             "taskmanager.bind-host": s.bind_host,
             "taskmanager.host": s.bind_host,
             "taskmanager.rpc.port": "0",
             "taskmanager.data.port": 0,
-            "taskmanager.numberOfTaskSlots": s.slots,
-            "taskmanager.memory.process.size": s.taskmanager_memory,
             "blob.server.port": "0",
             "metrics.internal.query-service.port": "0",
             "rest.address": s.rest_host,
             "rest.bind-address": s.bind_host,
             "rest.port": s.rest_port,
-            "parallelism.default": 1,
-            # Same as the docker backend: a busy 2-core laptop needs more than 10 s to start an actor system, and a
-            # query submitted while a TaskManager is dead should fail after a minute, not the default 5.
-            "pekko.startup-timeout": "60s",
-            "slot.request.timeout": "60s",
-            # A batch job reserves 512 network buffers by default (sort shuffle): a class's concurrent batch
-            # queries ran out of them on one TaskManager. The labs' shuffles are tiny.
-            "taskmanager.network.sort-shuffle.min-buffers": "16",
-            # A streaming job waits for a free slot (up to slot.request.timeout) instead of failing at once while
-            # other jobs hold them (see docker.py).
-            "resourcemanager.standalone.start-up-time": STANDALONE_START_UP_TIME,
+            **cluster_options(s),  # the options every flinklab cluster shares (flinklab.flink.options)
             "io.tmp.dirs": str(self.tmp_dir),
             "web.tmpdir": str(self.tmp_dir / "web"),
         }
