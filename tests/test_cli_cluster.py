@@ -22,7 +22,8 @@ from flinklab.cluster.base import (
     select_components,
     write_record,
 )
-from flinklab.cluster.docker import DockerBackend, DockerDetails, _component
+from flinklab.cluster.docker import DockerBackend, DockerDetails
+from flinklab.cluster.docker_spec import component_of
 from flinklab.cluster.local import LocalDetails
 from flinklab.environment.provision import provision_data
 from flinklab.errors import ClusterError, UsageError
@@ -298,7 +299,7 @@ def test_docker_components_are_named_like_local_ones() -> None:
 
     containers = [container("p-jobmanager-1", "jobmanager", 1), container("p-taskmanager-1", "taskmanager", 1),
                   container("p-taskmanager-2", "taskmanager", 2)]
-    by_component = {_component(c): c for c in containers}
+    by_component = {component_of(c): c for c in containers}
     assert list(by_component) == ["jobmanager", "taskmanager-1", "taskmanager-2"]
     assert [c.name for c in select_components(by_component, "tm2").values()] == ["p-taskmanager-2"]
     assert [c.name for c in select_components(by_component, "jm").values()] == ["p-jobmanager-1"]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from flinklab.cluster.docker import HEALTHCHECK_TEST, flink_properties, render_properties
+from flinklab.cluster.docker_spec import HEALTHCHECK_TEST, flink_properties, render_properties
 from flinklab.errors import UsageError
 from flinklab.flink.options import cluster_options
 from flinklab.settings import PROJECT_ROOT, Settings

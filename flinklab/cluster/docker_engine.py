@@ -1,0 +1,192 @@
+"""Talking to the Docker engine for the docker backend: an engine that answered, its errors as one line, pulling
+an image with progress bars, and the containers' logs (followed on one thread per container)."""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+from collections.abc import Iterator
+from typing import Any, Callable
+
+from flinklab.cluster.waits import JOBMANAGER
+from flinklab.errors import ClusterError
+from flinklab.flink.waits import one_line
+from flinklab.settings import Settings
+
+PULL_HINT = "Use `--backend local`, or build the offline stand-in (`flinklab image build-offline`) and set FLINK_IMAGE."
+
+
+def engine(timeout: int = 60):
+    """A Docker client that answered a ping, else ClusterError."""
+    from docker.errors import DockerException
+
+    import docker
+
+    try:
+        client = docker.from_env(timeout=timeout)
+        client.ping()
+    except DockerException as exc:
+        raise ClusterError(f"The Docker engine does not answer ({one_line(exc, 200)}).",
+                           "Start Docker (or check DOCKER_HOST), or use `--backend local`.") from None
+    return client
+
+
+@contextlib.contextmanager
+def engine_errors(doing: str) -> Iterator[None]:
+    """Turn the engine's own errors (an API error, a lost connection) into one ClusterError line.
+
+    docker-py raises DockerException subclasses for API answers, but a connection lost after the first ping
+    surfaces as requests' ConnectionError/ReadTimeout, so both are caught."""
+    from docker.errors import DockerException
+    from requests.exceptions import RequestException
+
+    try:
+        yield
+    except (DockerException, RequestException) as exc:
+        why = getattr(exc, "explanation", None) or exc  # the engine's own words when it answered
+        raise ClusterError(f"The Docker engine failed while {doing}: {one_line(why, 200)}",
+                           "Check that Docker runs (`docker info`, DOCKER_HOST); `flinklab status` shows what is left."
+                           ) from None
+
+
+def pull_with_progress(client, image: str) -> None:
+    """`docker pull` with one rich progress bar per layer (on stderr, so stdout stays clean)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
+
+    repository, _, tag = image.rpartition(":") if ":" in image.split("/")[-1] else (image, "", "latest")
+    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        tasks: dict[str, Any] = {}
+        for event in client.api.pull(repository, tag=tag, stream=True, decode=True):
+            if "error" in event:
+                from docker.errors import APIError
+
+                raise APIError(event["error"])
+            layer = event.get("id")
+            detail = event.get("progressDetail") or {}
+            if not layer or ":" in layer:
+                continue
+            if layer not in tasks:
+                tasks[layer] = bar.add_task(f"{layer} {event.get('status', '')}", total=None)
+            bar.update(tasks[layer], description=f"{layer} {event.get('status', '')}",
+                       completed=detail.get("current"), total=detail.get("total"))
+
+
+def container_logs(chosen: list[Any], follow: bool) -> Iterator[str]:
+    """The last 200 lines of each container's log, then (with `follow`) new lines as they come; each line is
+    prefixed with its container's name when there are several."""
+    prefix = len(chosen) > 1
+    if not follow:
+        for container in chosen:
+            if prefix:
+                yield f"==> {container.name} <=="
+            yield from container.logs(tail=200).decode("utf-8", "replace").splitlines()
+        return
+    lines: queue.Queue = queue.Queue()
+
+    def pump(container) -> None:
+        buffer = b""
+        try:
+            for chunk in container.logs(stream=True, follow=True, tail=200):
+                buffer += chunk
+                *whole, buffer = buffer.split(b"\n")
+                for raw in whole:
+                    text = raw.decode("utf-8", "replace")
+                    lines.put(f"[{container.name}] {text}" if prefix else text)
+        except Exception as exc:  # noqa: BLE001 - handed to the reading thread, which raises it
+            lines.put(exc)
+
+    for container in chosen:
+        threading.Thread(target=pump, args=(container,), daemon=True).start()
+    while True:
+        item = lines.get()
+        if isinstance(item, Exception):
+            raise item
+        yield item
+
+
+def engine_usable(image: str) -> tuple[bool, str]:
+    """(True, why) when the engine answers and `image` is present or its registry answers for it."""
+    from docker.errors import APIError, DockerException, ImageNotFound
+
+    try:
+        client = engine(timeout=10)
+    except ClusterError as exc:
+        return False, exc.message
+    try:
+        client.images.get(image)
+        return True, f"the Docker engine answers and {image} is present"
+    except ImageNotFound:
+        pass
+    except DockerException as exc:
+        return False, f"the Docker engine could not list images ({one_line(exc, 120)})"
+    try:
+        client.images.get_registry_data(image)
+    except (APIError, DockerException) as exc:
+        # the engine's own words (e.g. "dial tcp: lookup registry-1.docker.io ... no such host"), not the URL
+        why = getattr(exc, "explanation", None) or exc
+        return False, f"{image} is not present and cannot be pulled: {one_line(why, 120)}"
+    return True, f"the Docker engine answers and {image} can be pulled"
+
+
+def ensure_image(client: Any, image: str, say: Callable[[str], None]) -> None:
+    """Pull `image` when absent, with a rich progress bar per layer."""
+    from docker.errors import APIError, ImageNotFound
+
+    try:
+        client.images.get(image)
+        return
+    except ImageNotFound:
+        pass
+    say(f"pulling {image} (first start only)")
+    try:
+        pull_with_progress(client, image)
+        client.images.get(image)
+    except (APIError, ImageNotFound) as exc:
+        raise ClusterError(f"Cannot pull {image}: {one_line(exc, 160)}", PULL_HINT) from None
+
+
+def create_container(client: Any, settings: Settings, name: str, component: str, index: int, spec: dict,
+                     labels: dict[str, str]) -> Any:
+    """Create and start the container `name` of `component` from `spec` (network alias: the component)."""
+    from docker.errors import APIError
+    from docker.types import EndpointConfig
+
+    kwargs = dict(spec)
+    network = kwargs.pop("network")
+    aliases = [component] if component == JOBMANAGER else [f"{component}-{index}"]
+    try:
+        container = client.containers.create(
+            name=name,
+            hostname=name,
+            labels=labels,
+            network=network,
+            networking_config={network: EndpointConfig(client.api._version, aliases=aliases)},
+            detach=True,
+            **kwargs,
+        )
+    except APIError as exc:
+        if exc.status_code == 409:
+            raise ClusterError(f"A container named {name} already exists and flinklab did not create it.",
+                               f"Remove it (`docker rm -f {name}`; `docker compose down` if compose started it)"
+                               " or choose another port/FLINKLAB_DOCKER_PROJECT.") from None
+        raise ClusterError(f"Cannot create {name}: {one_line(exc, 200)}") from None
+    start_container(container, settings)
+    return container
+
+
+def start_container(container: Any, settings: Settings) -> None:
+    """Start `container`; a taken REST port is one ClusterError line saying how to choose another."""
+    from docker.errors import APIError
+
+    try:
+        container.start()
+    except APIError as exc:
+        text = str(exc)
+        if "port is already allocated" in text or "address already in use" in text:
+            s = settings
+            raise ClusterError(f"Port {s.rest_port} on {s.bind_host} is in use by another program.",
+                               "Choose another REST port with `--port P` or FLINKLAB_REST_PORT=P.") from None
+        raise ClusterError(f"Cannot start {container.name}: {one_line(exc, 200)}") from None
