@@ -19,7 +19,7 @@ from flinklab.cluster.registry import backend_class, backend_names
 from flinklab.cluster.waits import JOBMANAGER, TASKMANAGER
 from flinklab.errors import ClusterError, UsageError
 from flinklab.flink.procs import port_is_free
-from flinklab.flink.rest import FlinkRest
+from flinklab.flink.rest import FlinkRest, RestUnavailable
 from flinklab.flink.waits import one_line
 from flinklab.settings import Settings
 
@@ -174,6 +174,22 @@ def fill_from_overview(st: ClusterStatus, ov: dict) -> None:
     st.jobs_finished = int(ov.get("jobs-finished", 0))
     st.jobs_failed = int(ov.get("jobs-failed", 0))
     st.jobs_cancelled = int(ov.get("jobs-cancelled", 0))
+
+
+def finish_status(st: ClusterStatus, jm_running: bool, expected_taskmanagers: int, timeout: float = 3) -> ClusterStatus:
+    """Complete a started cluster's status from REST /overview: its counters, `running` (the JobManager runs and
+    REST answers), and a problem when REST does not answer or TaskManagers are missing."""
+    try:
+        ov = FlinkRest(st.rest_url, timeout=timeout).overview()
+    except RestUnavailable:
+        if jm_running:
+            st.problems.append(f"the REST endpoint {st.rest_url} does not answer")
+        return st
+    fill_from_overview(st, ov)
+    st.running = jm_running
+    if st.taskmanagers < expected_taskmanagers:
+        st.problems.append(f"{st.taskmanagers} of {expected_taskmanagers} TaskManagers registered")
+    return st
 
 
 def tm_name(index: int) -> str:

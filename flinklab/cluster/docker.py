@@ -31,7 +31,7 @@ from flinklab.cluster.base import (
     ProgressFn,
     UpResult,
     check_rest_port_free,
-    fill_from_overview,
+    finish_status,
     read_record,
     remove_record,
     select_components,
@@ -345,17 +345,7 @@ class DockerBackend:
             elif container.status != "running":
                 code = container.attrs.get("State", {}).get("ExitCode")
                 st.problems.append(f"{kind} container {name} {container.status} (exit code {code})")
-        try:
-            ov = FlinkRest(rest_url, timeout=3).overview()
-        except RestUnavailable:
-            if jm_running:
-                st.problems.append(f"the REST endpoint {rest_url} does not answer")
-            return st
-        fill_from_overview(st, ov)
-        st.running = jm_running
-        if st.taskmanagers < expected:
-            st.problems.append(f"{st.taskmanagers} of {expected} TaskManagers registered")
-        return st
+        return finish_status(st, jm_running, expected)
 
     def name_taskmanagers(self, text: str) -> str:
         """`text` (e.g. a job's error) with each address of ours (`172.19.0.3:41029-1f071c`, `flink@172.19.0.3:41029`)

@@ -28,7 +28,7 @@ from flinklab.cluster.base import (
     ProgressFn,
     UpResult,
     check_rest_port_free,
-    fill_from_overview,
+    finish_status,
     read_record,
     remove_record,
     select_components,
@@ -326,17 +326,7 @@ class LocalBackend:
         for name, pid in details.taskmanager_pids.items():
             if not is_ours(pid, self.conf_dir):
                 st.problems.append(f"TaskManager {name} (pid {pid}) is not running")
-        try:
-            ov = FlinkRest(rest_url).overview()
-        except RestUnavailable:
-            if jm_alive:
-                st.problems.append(f"the REST endpoint {rest_url} does not answer")
-            return st
-        fill_from_overview(st, ov)
-        st.running = jm_alive
-        if st.taskmanagers < record.taskmanagers:
-            st.problems.append(f"{st.taskmanagers} of {record.taskmanagers} TaskManagers registered")
-        return st
+        return finish_status(st, jm_alive, record.taskmanagers, timeout=5.0)
 
     # -------------------------------------------------------------- logs
     def _components(self) -> list[str]:
