@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import free_port
 
-from flinklab.settings import PROJECT_ROOT, Settings
+from flinklab.settings import Settings
 
 #: Outside pytest's per-session temp dirs on purpose: the debootstrap root is slow to make and never changes.
 IMAGE_CACHE = Path(os.environ.get("FLINKLAB_TEST_IMAGE_CACHE", "/var/tmp/flinklab-test-cache"))
@@ -47,7 +47,7 @@ def standin_image(docker_client) -> str:
     from flinklab.cluster.image import build_offline_image
 
     env = dict(os.environ, FLINKLAB_CACHE_DIR=str(IMAGE_CACHE))
-    return build_offline_image(PROJECT_ROOT, env=env).tag
+    return build_offline_image(env=env).tag
 
 
 def docker_settings(root: Path, image: str, **overrides: object) -> Settings:

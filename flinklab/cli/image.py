@@ -16,8 +16,8 @@ def build_offline(force: bool = typer.Option(False, "--force", help="Rebuild eve
     """Build a stand-in for the official image from Debian packages and the PyPI Flink (no registry needed)."""
     from flinklab.cluster.image import build_offline_image  # not for `flinklab --help`
 
-    settings = settings_from()
-    result = build_offline_image(settings.project_root, force=force,
+    settings_from()  # settings errors (a bad FLINKLAB_* value) are reported as for every command
+    result = build_offline_image(force=force,
                                  progress=lambda message: console.print(f"[dim]{escape(message)}[/]"))
     state = "built" if result.built else "already built"
     console.print(f"{escape(result.tag)} [green]{state}[/] in {result.seconds:.1f}s")

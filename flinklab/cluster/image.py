@@ -4,9 +4,10 @@ Two cached layers, each tagged by a hash of its inputs so a rebuild with the sam
 
 1. a base: `debootstrap --variant=minbase` of Debian bookworm with a Java 17 JRE, gettext-base (envsubst), procps
    and wget, tarred once into the cache dir and `docker import`-ed as `flinklab/debian-jre17:bookworm-<hash>`;
-2. the image: `docker/Dockerfile.offline` FROM that base (local, so nothing is pulled) plus the Flink distribution
-   of the installed PyPI wheel (`pyflink/{bin,lib,opt,conf,plugins,log}` -> /opt/flink) and
-   `docker/docker-entrypoint.sh`, tagged `flinklab/flink-offline:<FLINK_VERSION>-<hash>`.
+2. the image: `image_files/Dockerfile.offline` FROM that base (local, so nothing is pulled) plus the Flink
+   distribution of the installed PyPI wheel (`pyflink/{bin,lib,opt,conf,plugins,log}` -> /opt/flink) and
+   `image_files/docker-entrypoint.sh`, tagged `flinklab/flink-offline:<FLINK_VERSION>-<hash>`. Both files are
+   package data of flinklab.cluster (read through importlib.resources), so an installed wheel builds it too.
 
 It never tags anything as the official `flink:` image: tests point FLINK_IMAGE at the stand-in's own tag.
 """
@@ -24,6 +25,7 @@ import tempfile
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Callable
 
@@ -118,7 +120,12 @@ def _dist_files(dist: Path) -> list[Path]:
     return files
 
 
-def image_tag(docker_dir: Path, dist: Path | None = None) -> str:
+def image_file(name: str) -> bytes:
+    """One of the image's build files (package data in flinklab/cluster/image_files/)."""
+    return resources.files("flinklab.cluster").joinpath("image_files").joinpath(name).read_bytes()
+
+
+def image_tag(dist: Path | None = None) -> str:
     """The stand-in's tag: a hash of the base tag, Dockerfile, entrypoint and the distribution's file list.
 
     The distribution is hashed by relative path and size (its jars are 300 MB; the wheel's version pins them).
@@ -126,7 +133,7 @@ def image_tag(docker_dir: Path, dist: Path | None = None) -> str:
     dist = dist or flink_dist_dir()
     parts: list[bytes] = [RECIPE_VERSION.encode(), FLINK_VERSION.encode(), base_tag().encode()]
     for name in ("Dockerfile.offline", "docker-entrypoint.sh"):
-        parts.append((docker_dir / name).read_bytes())
+        parts.append(image_file(name))
     for path in _dist_files(dist):
         parts.append(f"{path.relative_to(dist)}:{path.stat().st_size}".encode())
     return f"{IMAGE_REPOSITORY}:{FLINK_VERSION}-{_digest(parts)}"
@@ -191,15 +198,16 @@ def _debootstrap_tarball(target: Path, mirror: str, progress: Progress) -> None:
         partial.replace(target)
 
 
-def _build_context(docker_dir: Path, dist: Path) -> io.BufferedRandom:
+def _build_context(dist: Path) -> io.BufferedRandom:
     """A tar stream: Dockerfile, the entrypoint (mode 755) and flink/<dist dirs> (no copy of the jars on disk)."""
     fileobj = tempfile.TemporaryFile()  # noqa: SIM115 - returned open; the caller closes it
     with tarfile.open(fileobj=fileobj, mode="w") as tar:
-        tar.add(str(docker_dir / "Dockerfile.offline"), arcname="Dockerfile")
-        info = tar.gettarinfo(str(docker_dir / "docker-entrypoint.sh"), arcname="docker-entrypoint.sh")
-        info.mode = 0o755
-        with open(docker_dir / "docker-entrypoint.sh", "rb") as fh:
-            tar.addfile(info, fh)
+        for name, arcname, mode in (("Dockerfile.offline", "Dockerfile", 0o644),
+                                    ("docker-entrypoint.sh", "docker-entrypoint.sh", 0o755)):
+            data = image_file(name)
+            info = tarfile.TarInfo(arcname)
+            info.size, info.mode, info.mtime = len(data), mode, int(time.time())
+            tar.addfile(info, io.BytesIO(data))
         for name in DIST_DIRS:
             tar.add(str(dist / name), arcname=f"flink/{name}", filter=_skip_pycache)
         for name in EMPTY_DIST_DIRS:
@@ -215,7 +223,6 @@ def _skip_pycache(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
 
 
 def build_offline_image(
-    project_root: Path,
     *,
     env: Mapping[str, str] | None = None,
     progress: Progress | None = None,
@@ -224,9 +231,8 @@ def build_offline_image(
     """Build (or find cached) the stand-in image and return its tag; instant when the tag already exists."""
     say = progress or (lambda _msg: None)
     started = time.monotonic()
-    docker_dir = project_root / "docker"
     dist = flink_dist_dir()
-    tag = image_tag(docker_dir, dist)
+    tag = image_tag(dist)
     base = base_tag()
     client = _client()
     timings: dict[str, float] = {}
@@ -253,7 +259,7 @@ def build_offline_image(
     say(f"building {tag} (Flink {FLINK_VERSION} from {dist})")
     from docker.errors import BuildError
 
-    context = _build_context(docker_dir, dist)
+    context = _build_context(dist)
     try:
         client.images.build(
             fileobj=context,
