@@ -20,9 +20,8 @@ IMAGE_CACHE = Path(os.environ.get("FLINKLAB_TEST_IMAGE_CACHE", "/var/tmp/flinkla
 
 def engine_or_fail():
     """A Docker client, or a test FAILURE saying so: these tests prove the Docker backend and must not skip."""
-    from docker.errors import DockerException
-
     import docker
+    from docker.errors import DockerException
 
     try:
         client = docker.from_env(timeout=120)

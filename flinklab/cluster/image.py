@@ -140,9 +140,8 @@ def image_tag(dist: Path | None = None) -> str:
 
 
 def _client():
-    from docker.errors import DockerException
-
     import docker
+    from docker.errors import DockerException
 
     try:
         client = docker.from_env(timeout=600)
