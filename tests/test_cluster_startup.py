@@ -34,6 +34,7 @@ def test_cds_options_list_classes_then_map_the_archive(tmp_path: Path) -> None:
     assert cds_options(tmp_path / "a dir" / "x.jsa", 17, record=True) == ""  # would not survive the scripts
 
 
+@pytest.mark.live  # needs Java (find_java) and the PyPI Flink distribution
 def test_a_dump_needs_a_class_list_and_never_runs_twice(tmp_path: Path) -> None:
     archive = tmp_path / "jobmanager-abc.jsa"
     argv = [find_java()[0], "-classpath", "/nowhere.jar", "Main"]
@@ -44,6 +45,7 @@ def test_a_dump_needs_a_class_list_and_never_runs_twice(tmp_path: Path) -> None:
     assert not start_dump(archive, argv[0], argv)
 
 
+@pytest.mark.live  # needs Java (find_java) and the PyPI Flink distribution
 def test_archive_names_change_with_the_distribution_and_the_java(tmp_path: Path) -> None:
     java = find_java()[0]
     home = flink_home()
@@ -54,6 +56,7 @@ def test_archive_names_change_with_the_distribution_and_the_java(tmp_path: Path)
     assert first.parent == tmp_path and first.suffix == ".jsa"
 
 
+@pytest.mark.live  # needs Java (find_java) and the PyPI Flink distribution
 def test_launch_key_ignores_the_rpc_port_and_unrelated_variables() -> None:
     java, home = find_java()[0], flink_home()
     env = {"FLINK_CONF_DIR": "/c", "TERM": "xterm"}
@@ -65,6 +68,7 @@ def test_launch_key_ignores_the_rpc_port_and_unrelated_variables() -> None:
     assert key != launch_key("taskmanager-1", CONFIG, env, java, home)
 
 
+@pytest.mark.live  # needs Java (find_java) and the PyPI Flink distribution
 def test_a_recorded_launch_is_used_only_for_its_key_and_a_runnable_java(tmp_path: Path) -> None:
     cache = LaunchCache(tmp_path)
     java = os.path.realpath(find_java()[0])

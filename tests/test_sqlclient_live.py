@@ -222,36 +222,6 @@ def test_console_script_exit_statuses_and_error_block(flink_cluster: Settings, w
     assert parse_output(run.stdout).errors == [reason]
 
 
-def test_no_cluster_is_one_line_and_exit_2(tmp_settings: Settings, tmp_path: Path) -> None:
-    script = tmp_path / "x.sql"
-    script.write_text("SELECT 1;\n")
-    run = subprocess.run(
-        check=False,
-        args=[sql_client_sh(), "-f", str(script)],
-        env=cli_env(tmp_settings),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert run.returncode == 2
-    assert run.stdout == ""
-    expected = f"error: No Flink cluster answers at {tmp_settings.rest_url}. → Start one with `flink-up` "
-    assert run.stderr.strip().splitlines() == [expected + "(see `flinklab status`)."]
-
-
-def test_missing_file_is_one_line_and_exit_2(tmp_settings: Settings, tmp_path: Path) -> None:
-    run = subprocess.run(
-        check=False,
-        args=[sql_client_sh(), "-f", str(tmp_path / "nope.sql")],
-        env=cli_env(tmp_settings),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert run.returncode == 2
-    assert len(run.stderr.strip().splitlines()) == 1 and "nope.sql does not exist" in run.stderr
-
-
 # ---- big results: every row arrives, fast ---------------------------------------------------------------------
 
 BIG_ROWS = 20_000
