@@ -139,9 +139,11 @@ def test_neither_java_nor_docker_is_one_error_naming_both(tmp_path: Path):
 
 def test_host_with_java_writes_no_shim(tmp_path: Path):
     settings = settings_in(tmp_path)
-    java = shutil.which("java")
-    assert java, "this test machine has java on PATH"
-    assert java_shim.gateway_java_home(settings, {"PATH": str(Path(java).parent)}) is None
+    java = tmp_path / "jdk" / "bin" / "java"  # what PyFlink would start: an executable `java` on PATH
+    java.parent.mkdir(parents=True)
+    java.write_text("#!/bin/sh\n")
+    java.chmod(0o755)
+    assert java_shim.gateway_java_home(settings, {"PATH": str(java.parent)}) is None
     assert not (settings.state_dir / java_shim.SHIM_DIR).exists()
 
 

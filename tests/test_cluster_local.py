@@ -217,6 +217,7 @@ def test_kill_a_taskmanager_then_up_repairs_and_down_leaves_nothing(tmp_path: Pa
 # -------------------------------------------------------------------- pre-flight failures (no boot)
 
 
+@pytest.mark.live  # needs Java: the preflight checks it before the port
 def test_busy_rest_port_is_refused_before_anything_starts(tmp_path: Path) -> None:
     with socket.socket() as blocker:
         blocker.bind(("127.0.0.1", 0))
@@ -230,6 +231,7 @@ def test_busy_rest_port_is_refused_before_anything_starts(tmp_path: Path) -> Non
     assert find_ours(settings.state_dir / "local" / "conf") == []
 
 
+@pytest.mark.live  # needs Java: the preflight checks it before the state dir
 def test_unwritable_state_dir(tmp_path: Path) -> None:
     settings = make_settings(tmp_path, rest_port=free_port(), backend="local")
     blocker = tmp_path / "not-a-dir"
@@ -256,6 +258,10 @@ def test_java_missing_or_too_old(tmp_path: Path) -> None:
     with pytest.raises(ClusterError) as info:
         find_java({"JAVA_HOME": str(tmp_path / "jdk8")})
     assert "Java 8" in info.value.message and "too old" in info.value.message
+
+
+@pytest.mark.live  # needs Java
+def test_this_machines_java_is_found() -> None:
     java, major = find_java()
     assert major >= 11 and os.access(java, os.X_OK)
 
