@@ -1,2 +1,3 @@
-"""Cluster backends (listed in registry.py: local JVMs, Docker containers, an attached remote cluster), one
-interface (base.ClusterBackend), and the `flink-up`/`flink-down` use cases (lifecycle.py)."""
+"""Cluster backends (listed in flinklab.settings.BACKENDS, loaded by registry.py: local JVMs, Docker containers, an
+attached remote cluster) behind one interface (base.ClusterBackend). The `flink-up`/`flink-down` use cases around
+them are in flinklab.environment."""

@@ -3,7 +3,7 @@
 A backend owns processes/containers (or, for `remote`, only the attachment): start or attach, wait until ready,
 status, stop or detach, logs. It knows no lab: the lab data is provisioned by the use case that calls `up`
 (flinklab.environment.lifecycle). SQL execution is the runner's business (flinklab.sqlclient) and talks to whatever
-answers at the recorded REST endpoint. Backends are listed in flinklab.cluster.registry.
+answers at the recorded REST endpoint. Backends are listed in flinklab.settings.BACKENDS.
 """
 
 from __future__ import annotations
