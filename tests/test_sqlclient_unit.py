@@ -7,7 +7,7 @@ import pytest
 from flinklab.cli.sql import endpoint_url
 from flinklab.errors import UsageError
 from flinklab.gateway.errors import wrapped
-from flinklab.sqlclient.client import guess_kind
+from flinklab.sqlclient.kinds import guess_kind
 from flinklab.sqlclient.printer import echo, reason_from_server
 from flinklab.sqlclient.protocol import GatewayError
 

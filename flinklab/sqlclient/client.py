@@ -25,6 +25,7 @@ from flinklab.flink.rest import FlinkRest
 from flinklab.flink.sql_split import split_statements, strip_comments
 from flinklab.settings import Settings
 from flinklab.sqlclient import tableau
+from flinklab.sqlclient.kinds import guess_kind
 from flinklab.sqlclient.printer import Printer, StreamingPrinter, reason_from_server
 from flinklab.sqlclient.protocol import GatewayClient, GatewayError, Page
 from flinklab.sqlclient.sqlfiles import read_sql
@@ -78,47 +79,6 @@ class StatementFailed(Exception):
 
 
 _SHORT_KINDS = {"INSERT": "+I", "UPDATE_BEFORE": "-U", "UPDATE_AFTER": "+U", "DELETE": "-D"}
-
-#: Commands the client answers itself, as Flink's CliClient does (they never reach the gateway).
-CLIENT_COMMANDS = {"HELP": "help", "QUIT": "quit", "EXIT": "quit", "CLEAR": "clear"}
-
-_KIND_WORDS = [
-    ("SET", "set"),
-    ("RESET", "reset"),
-    ("SELECT", "query"),
-    ("WITH", "query"),
-    ("VALUES", "query"),
-    ("INSERT", "insert"),
-    ("EXECUTE STATEMENT SET", "statement_set"),
-    ("BEGIN STATEMENT SET", "begin_statement_set"),
-    ("END", "statement_set"),
-    ("EXECUTE PLAN", "execute_plan"),
-    ("COMPILE AND EXECUTE", "execute_plan"),
-    ("COMPILE PLAN", "compile_plan"),
-    ("EXPLAIN", "explain"),
-    ("SHOW", "show"),
-    ("DESCRIBE", "describe"),
-    ("DESC", "describe"),
-    ("CREATE", "ddl"),
-    ("DROP", "ddl"),
-    ("ALTER", "ddl"),
-    ("USE", "ddl"),
-    ("LOAD", "ddl"),
-    ("UNLOAD", "ddl"),
-    ("ADD", "ddl"),
-]
-
-
-def guess_kind(bare: str) -> str:
-    """The statement's kind from its leading keywords (comments stripped)."""
-    words = " ".join(bare.upper().split())
-    if words in CLIENT_COMMANDS:
-        return CLIENT_COMMANDS[words]
-    for prefix, kind in _KIND_WORDS:
-        if words == prefix or words.startswith((prefix + " ", prefix + "(")):
-            return kind
-    return "other"
-
 
 def _true(value: str | None, default: bool) -> bool:
     if value is None:
