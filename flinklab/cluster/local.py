@@ -37,6 +37,7 @@ from flinklab.cluster.base import (
 )
 from flinklab.cluster.local_config import flink_home, write_config
 from flinklab.cluster.local_jvms import Jvms, find_ours, is_ours, stop_ours
+from flinklab.cluster.local_logs import follow_log_files, latest_log
 from flinklab.cluster.waits import (
     JOBMANAGER,
     TASKMANAGER,
@@ -287,9 +288,7 @@ class LocalBackend:
         return Diagnostics(log=str(log or self.log_dir / component), tail=tail)
 
     def _log_file(self, component: str) -> Path | None:
-        logs = sorted((self.log_dir / component).glob("*.log"), key=lambda p: p.stat().st_mtime)
-        logs = [p for p in logs if p.name != "launch.log"]
-        return logs[-1] if logs else None
+        return latest_log(self.log_dir, component)
 
     # -------------------------------------------------------------- down
     def down(self) -> bool:
@@ -353,31 +352,4 @@ class LocalBackend:
         files = self.log_files()
         if not files:
             raise ClusterError(f"No cluster logs in {self.log_dir}.", "Start a cluster with `flink-up`.")
-        chosen = select_components(files, component)
-        prefix = len(chosen) > 1
-        positions: dict[str, tuple[Path, int]] = {}
-        for name, path in chosen.items():
-            if prefix:
-                yield f"==> {name}: {path} <=="
-            yield from tail_lines(path, 200, skip_stack_frames=False)
-            positions[name] = (path, path.stat().st_size)
-        while follow:
-            time.sleep(0.5)
-            for name, (path, pos) in list(positions.items()):
-                current = self._log_file(name) or path
-                if current != path:
-                    path, pos = current, 0  # rolled over or restarted
-                try:
-                    size = current.stat().st_size
-                    if size < pos:
-                        pos = 0
-                    with open(current, "rb") as fh:
-                        fh.seek(pos)
-                        chunk = fh.read()
-                except OSError:
-                    continue
-                # Only whole lines; a partial last line waits for its newline.
-                cut = chunk.rfind(b"\n") + 1
-                for line in chunk[:cut].decode("utf-8", "replace").splitlines():
-                    yield f"[{name}] {line}" if prefix else line
-                positions[name] = (current, pos + cut)
+        yield from follow_log_files(self.log_dir, select_components(files, component), follow)
