@@ -51,4 +51,5 @@ def start_embedded(settings: Settings, cluster_url: str) -> EmbeddedGateway:
 
     # the backend is not the gateway's business, as in the gateway process
     gateway_settings = Settings.from_env(state_dir=settings.state_dir, backend="auto")
-    return EmbeddedGateway(build_service(cluster_url, gateway_settings, image=client_image(settings))).start()
+    service = build_service(cluster_url, gateway_settings, image=lambda: client_image(settings))
+    return EmbeddedGateway(service).start()

@@ -49,7 +49,7 @@ def recorded_service(rest_url: str | None, settings: Settings, idle_timeout: flo
     from flinklab.gateway.server import build_service
 
     target = rest_url or (lambda: resolve_rest_url(settings))
-    return build_service(target, settings, idle_timeout, check_interval, image=client_image(settings))
+    return build_service(target, settings, idle_timeout, check_interval, image=lambda: client_image(settings))
 
 
 def main(argv: list[str] | None = None) -> int:

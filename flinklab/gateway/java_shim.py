@@ -20,7 +20,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -160,10 +160,11 @@ def write_shim(settings: Settings, spec: ShimSpec) -> Path:
     return java_home
 
 
-def gateway_java_home(settings: Settings, env: Mapping[str, str] | None = None, image: str | None = None
-                      ) -> Path | None:
-    """None when the host has Java; else the JAVA_HOME of a freshly written container shim running `image`
-    (the running cluster's, which is present; the caller knows it), else the settings' image.
+def gateway_java_home(settings: Settings, env: Mapping[str, str] | None = None,
+                      image: Callable[[], str] | None = None) -> Path | None:
+    """None when the host has Java; else the JAVA_HOME of a freshly written container shim running the image
+    `image()` names (the running cluster's, which is present: the caller knows it; asked only here), else the
+    settings' image.
 
     Raises FlinklabError (one line) when there is neither Java nor an answering Docker engine with the image.
     """
@@ -181,10 +182,10 @@ def gateway_java_home(settings: Settings, env: Mapping[str, str] | None = None, 
         why = first_line(version.stderr) or f"exit status {version.returncode}"
         raise FlinklabError(f"No Java to run the SQL gateway, and the Docker engine does not answer ({why}).",
                             NO_JAVA_HINT)
-    image = image or settings.image
-    if _docker(docker, "image", "inspect", "--format", "{{.Id}}", image).returncode != 0:
+    image_name = image() if image is not None else settings.image
+    if _docker(docker, "image", "inspect", "--format", "{{.Id}}", image_name).returncode != 0:
         raise FlinklabError(
-            f"No Java on this host, and the SQL gateway's image {image} is not present.",
-            f"Start the cluster with `flink-up --backend docker` (it pulls the image), or `docker pull {image}`.",
+            f"No Java on this host, and the SQL gateway's image {image_name} is not present.",
+            f"Start the cluster with `flink-up --backend docker` (it pulls the image), or `docker pull {image_name}`.",
         )
-    return write_shim(settings, shim_spec(settings, docker, image, env))
+    return write_shim(settings, shim_spec(settings, docker, image_name, env))

@@ -13,7 +13,7 @@ import os
 import threading
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from flinklab.errors import FlinklabError
 from flinklab.settings import Settings
@@ -23,12 +23,12 @@ _HELPERS_SOURCE = Path(__file__).with_name("FlinklabHelpers.java")
 _OPS = "org.apache.flink.table.operations."
 
 
-def launch_gateway(settings: Settings, image: str | None = None) -> Any:
+def launch_gateway(settings: Settings, image: Callable[[], str] | None = None) -> Any:
     """PyFlink's gateway JVM (one per process); its log goes to the state dir, not into site-packages.
 
-    Without Java on the host, the JVM runs in a container of the Flink image (java_shim; `image`, default the
-    settings' one): a machine with only Docker can do the labs. A JVM that cannot start is one FlinklabError line,
-    not PyFlink's RuntimeError.
+    Without Java on the host, the JVM runs in a container of the Flink image (java_shim; the image `image()`
+    names, asked only then, default the settings' one): a machine with only Docker can do the labs. A JVM that
+    cannot start is one FlinklabError line, not PyFlink's RuntimeError.
     """
     from flinklab.gateway.java_shim import gateway_java_home
 

@@ -14,9 +14,10 @@ from flinklab.settings import Settings
 
 
 def build_service(target: str | Callable[[], str], settings: Settings, idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
-                  check_interval: float = DEFAULT_CHECK_INTERVAL, image: str | None = None) -> GatewayService:
+                  check_interval: float = DEFAULT_CHECK_INTERVAL, image: Callable[[], str] | None = None
+                  ) -> GatewayService:
     """A warm GatewayService on this process's PyFlink JVM, for the cluster at `target` (a URL, or a function
-    asked as each session opens); `image` is the one a container JVM runs on a host without Java."""
+    asked as each session opens); `image()` names the image a container JVM runs on a host without Java."""
     from flinklab.gateway.jvm import Jvm, launch_gateway
 
     jvm = Jvm(launch_gateway(settings, image))
