@@ -18,9 +18,9 @@ from bench_cluster import env_of
 
 from flinklab.cluster.base import resolve_rest_url
 from flinklab.cluster.rest import FlinkRest
-from flinklab.grading.grader import grade_lab
-from flinklab.labs import get_lab
-from flinklab.labs.runner import run_lab
+from flinklab.course.grader import grade_lab
+from flinklab.course.registry import get_lab
+from flinklab.course.runner import run_lab
 from flinklab.settings import Settings
 from flinklab.sqlclient.client import SqlClient
 

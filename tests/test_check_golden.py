@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from flinklab.labs import get_lab
-from flinklab.settings import PROJECT_ROOT
+from flinklab.course.registry import get_lab
 
 DATA = Path(__file__).resolve().parent / "data"
 GOLDEN = DATA / "golden" / "check"
@@ -41,9 +40,9 @@ def _workspace(tmp_path: Path, lab_name: str, case: str) -> tuple[Path, Path]:
     workspace = root / lab_name
     shutil.copytree(DATA / lab_name / "outputs" / "solution", workspace)
     data.mkdir()
-    for name in lab.fixtures.files:
-        shutil.copy(PROJECT_ROOT / "fixtures" / name, data / name)
-    sql = PROJECT_ROOT / "sql" / lab_name
+    for path in lab.data_files():
+        shutil.copy(path, data / path.name)
+    sql = lab.solution_dir
     for name in lab.solution_files:
         shutil.copy(sql / name, workspace / name)
         os.utime(workspace / name, (1_700_000_000, 1_700_000_000))  # older than the captured plans

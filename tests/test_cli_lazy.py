@@ -16,7 +16,7 @@ from flinklab.cli.app import COMMAND_MODULES, COMMANDS, load_commands
 PROJECT = Path(__file__).resolve().parent.parent
 # flinklab.cluster.registry is only names (Settings validates a backend name against it); the rest is heavy.
 HEAVY = ("flinklab.cluster.base", "flinklab.cluster.local", "flinklab.cluster.docker", "flinklab.cluster.rest",
-         "flinklab.cluster.lifecycle", "flinklab.labs.runner", "flinklab.gateway", "docker", "pyflink", "py4j",
+         "flinklab.cluster.lifecycle", "flinklab.course.runner", "flinklab.gateway", "docker", "pyflink", "py4j",
          "httpx", "uvicorn", "starlette", "flinklab.cluster.image", "flinklab.pictures")
 
 

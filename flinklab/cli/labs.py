@@ -13,9 +13,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from flinklab.cli.app import app, command, console, settings_from
+from flinklab.cli.app import app, command, console, print_error, settings_from
+from flinklab.course.registry import available_labs, get_lab, load_labs
 from flinklab.errors import ExitStatus, NoClusterError, UsageError
-from flinklab.labs import available_labs, get_lab
 from flinklab.settings import Settings
 
 fixtures_app = typer.Typer(help="The labs' generated data.", no_args_is_help=True)
@@ -52,7 +52,7 @@ def run_command(
 ) -> None:
     """Run a lab's steps like `sql-client.sh -i ddl.sql -f STEP.sql > STEP.out`, then write report.json."""
     from flinklab.cli.run_view import LiveProgress, render_run
-    from flinklab.labs.runner import run_lab, select_steps
+    from flinklab.course.runner import run_lab, select_steps
 
     settings = settings_from(workspace_root=workspace, data_dir=data_dir, run_parallel=parallel)
     the_lab = get_lab(lab)
@@ -86,7 +86,7 @@ def check_command(
     data_dir: Annotated[Optional[Path], typer.Option("--data-dir", help=DATA_DIR_HELP)] = None,
 ) -> None:
     """Grade the saved work (never asks the cluster). Exit 0 all pass, 1 a check failed, 2 could not grade."""
-    from flinklab.grading.grader import grade_lab, grading_context, lab_files
+    from flinklab.course.grader import grade_lab, grading_context, lab_files
     from flinklab.grading.render import refuse_lab_files, render_report, write_json, write_junit
 
     settings = settings_from(workspace_root=workspace, data_dir=data_dir)
@@ -100,9 +100,10 @@ def check_command(
             backup = write(report, path)
             console.print(f"Wrote {path}" + (f" (the file that was there is now {backup.name})" if backup else ""))
     if html_file is not None:
-        from flinklab.pictures.html_report import write_html
+        from flinklab.course.html_report import write_html
 
-        console.print(f"Wrote {write_html(report, html_file, grading_context(settings, the_lab))}", soft_wrap=True)
+        written = write_html(report, html_file, grading_context(settings, the_lab), the_lab)
+        console.print(f"Wrote {written}", soft_wrap=True)
     raise typer.Exit(int(ExitStatus.SUCCESS if report.all_passed else ExitStatus.FAILURE))
 
 
@@ -117,17 +118,17 @@ def fixtures_generate(
         int, typer.Option("--scale", help="Multiply the volume (1 or more); every case the lab relies on stays.")
     ] = 1,
     out: Annotated[
-        Optional[Path], typer.Option("--out", help="Output dir (default: the project's fixtures/).")
+        Optional[Path], typer.Option("--out", help=(
+            "Output dir. Default: each lab's own data folder inside its installed package (LAB/data/, package "
+            "data), which is what `flink-up` provisions into the data dir; in a checkout, the committed CSVs."))
     ] = None,
 ) -> None:
     """Write the labs' CSVs (deterministic for a seed and scale)."""
-    from flinklab.labs.fixtures_io import write_fixtures
+    from flinklab.course.fixtures_io import write_fixtures
 
-    settings = settings_from()
-    out_dir = out.expanduser() if out is not None else settings.fixtures_dir
     for name in labs or available_labs():
         the_lab = get_lab(name)
-        for path in write_fixtures(the_lab, out_dir, seed=seed, scale=scale):
+        for path in write_fixtures(the_lab, out.expanduser() if out is not None else None, seed=seed, scale=scale):
             rows = path.read_bytes().count(b"\n")
             console.print(f"{name}: {path} ({rows} rows)")
 
@@ -137,8 +138,9 @@ def labs_command() -> None:
     """List the labs and their steps."""
     from rich.table import Table
 
-    for name in available_labs():
-        the_lab = get_lab(name)
+    labs, bad = load_labs()
+    for the_lab in labs:
+        name = the_lab.name
         table = Table(title=f"{name}: {the_lab.title}", title_justify="left")
         for column in ("step", "title", "runs", "mode", "writes"):
             table.add_column(column, overflow="fold")
@@ -149,3 +151,5 @@ def labs_command() -> None:
             table.add_row(step.id, step.title, f"{init}-f {step.sql_file}", mode, writes)
         console.print(table)
         console.print(f"  data: {', '.join(the_lab.fixtures.files)}; report: {the_lab.report_file}\n")
+    for exc in bad:  # a broken plug-in is one line; the labs that load are listed above
+        print_error(exc)

@@ -14,10 +14,10 @@ from typing import Any
 
 from flinklab.grading.changelog import final_rows
 from flinklab.grading.checks import CheckResult, failed, passed
+from flinklab.grading.context import GradingContext
 from flinklab.grading.outputs import StepChecks, error_line, format_number, read_step, run_hint
 from flinklab.grading.report_checks import report_field_checks
 from flinklab.grading.values import RowDiff, as_int, as_timestamp, compare_rows
-from flinklab.labs.base import GradingContext
 from flinklab.labs.windows import reference as ref
 from flinklab.labs.windows.fixtures import FILE
 from flinklab.labs.windows.report import FIELD_SOURCES, REPORT_FIELDS

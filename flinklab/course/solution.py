@@ -7,12 +7,12 @@ installed copy points where this machine keeps them (settings.data_dir, settings
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from flinklab.course.lab import Lab
 from flinklab.errors import UsageError
-from flinklab.labs.base import Lab
+from flinklab.grading.files import backup_path
 from flinklab.settings import Settings
 
 #: The literal defaults the lab texts (and so the reference SQL) use.
@@ -43,17 +43,6 @@ def rewrite_paths(sql: str, data_dir: Path, workspace_root: Path) -> str:
     return sql
 
 
-def backup_path(path: Path, now: float | None = None) -> Path:
-    """`count.sql.bak-20261130-041500` (with `-2`, `-3`... if that name is taken)."""
-    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
-    candidate = path.with_name(f"{path.name}.bak-{stamp}")
-    n = 2
-    while candidate.exists():
-        candidate = path.with_name(f"{path.name}.bak-{stamp}-{n}")
-        n += 1
-    return candidate
-
-
 def write_keeping_backup(path: Path, text: str, result: InstallResult) -> None:
     """Write `text` to `path`; an existing different file is first moved to a timestamped backup."""
     if path.exists():
@@ -71,12 +60,12 @@ def write_keeping_backup(path: Path, text: str, result: InstallResult) -> None:
 
 def install_solution(settings: Settings, lab: Lab) -> InstallResult:
     """Copy the reference SQL of `lab` into its workspace, rewriting the default paths."""
-    source_dir = settings.solutions_dir / lab.name
+    source_dir = lab.solution_dir
     missing = [name for name in lab.solution_files if not (source_dir / name).is_file()]
     if missing:
         raise UsageError(
             f"The reference solution of {lab.name!r} lacks {', '.join(missing)} in {source_dir}.",
-            "Reinstall flinklab, or set FLINKLAB_HOME to the project folder.",
+            f"Reinstall the package of the lab ({lab.package or lab.home}): its sql/ folder is package data.",
         )
     workspace = settings.workspace(lab.name)
     try:

@@ -1,7 +1,8 @@
-"""A lab is data: steps, files, report fields, reference solution, fixtures and checks.
+"""A lab is data: steps, files, report fields, reference solution, fixtures, checks and what it can draw.
 
-Adding a lab means adding one module `flinklab/labs/<name>/` exposing `LAB: Lab` and one folder `sql/<name>/`;
-the runner, the grader and the backends know no lab by name.
+A lab is a Python package exposing `LAB: Lab`, registered under the entry-point group `flinklab.labs` (see
+flinklab.course.registry); its reference SQL is the package's `sql/` folder and its CSVs its `data/` folder
+(package data, so a wheel has them). The runner, the grader and the backends know no lab by name.
 """
 
 from __future__ import annotations
@@ -9,9 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Literal
+from typing import TYPE_CHECKING, Callable, Literal
 
 from flinklab.grading.checks import CheckResult
+from flinklab.grading.context import GradingContext
+
+if TYPE_CHECKING:  # the picture model loads with a picture: `flinklab --help` and `check` need none
+    from flinklab.pictures.picture import Picture
 
 Mode = Literal["batch", "streaming"]
 #: One CSV's rows, already formatted as strings, in file order.
@@ -49,26 +54,27 @@ class FixtureSpec:
     default_seed: int = 42
 
 
-@dataclass
-class GradingContext:
-    """What checks get: where the saved work is and where the CSVs (the source of truth) are."""
+@dataclass(frozen=True)
+class LabPictures:
+    """What a lab can draw (every part optional).
 
-    workspace: Path
-    data_dir: Path
+    `step` draws a failed step for the HTML report of `flinklab check --html` (an empty list: no picture);
+    `show` is `flinklab show LAB [STEP] [--from HH:MM] [--to HH:MM] [--svg FILE]`: it gets the settings, the step
+    (or None), the range, the terminal width and the SVG path (or None) and returns a rich renderable and the SVG
+    file it wrote (or None).
+    """
 
-    def read(self, name: str, limit: int | None = None) -> str | None:
-        """A saved file's text (UTF-8, CRLF normalised, at most `limit` bytes), or None when it does not exist.
-        Raises FileReadError (one line naming the file) when it exists but cannot be read as text."""
-        from flinklab.grading import files
-
-        try:
-            return files.read_text(self.workspace / name, limit=limit or files.MAX_OUTPUT_BYTES, label=name)
-        except files.MissingFileError:
-            return None
+    step: Callable[[GradingContext, str], list[Picture]] | None = None
+    show: Callable[..., tuple[object, Path | None]] | None = None
+    #: the one-line help of `flinklab show LAB` and of its STEP argument
+    show_help: str = ""
+    step_help: str = ""
 
 
 @dataclass(frozen=True)
 class Lab:
+    """One lab. `package` is the lab's Python package (its `sql/` and `data/` folders are found beside it)."""
+
     name: str
     title: str
     steps: tuple[Step, ...]
@@ -83,6 +89,13 @@ class Lab:
     report_file: str = "report.json"
     #: extra files of the reference solution that are not a step's sql_file (e.g. none); ddl.sql is always included
     extra_solution_files: tuple[str, ...] = field(default=())
+    #: the lab's Python package (`__name__` of the module defining LAB): sql/ and data/ are found in its folder
+    package: str = ""
+    #: a folder holding sql/ and data/ instead of the package's (a lab under construction, tests)
+    home: Path | None = None
+    pictures: LabPictures = field(default_factory=LabPictures)
+    #: the guide (Markdown in the package, `##` per step), printed by `flinklab labs LAB`; "" when none
+    guide_file: str = ""
 
     def step(self, step_id: str) -> Step:
         for step in self.steps:
@@ -101,6 +114,35 @@ class Lab:
         names = [*self.solution_files, *(s.out_file for s in self.steps), *(w for s in self.steps for w in s.writes),
                  self.report_file]
         return tuple(dict.fromkeys(names))
+
+    @property
+    def root(self) -> Path:
+        """The lab package's folder (its sql/ and data/ are package data)."""
+        if self.home is not None:
+            return self.home
+        import importlib
+
+        if not self.package:
+            from flinklab.errors import UsageError
+
+            raise UsageError(f"Lab {self.name!r} names no package, so its SQL and data cannot be found.",
+                             "Give the Lab package=__name__ (or home=FOLDER).")
+        module = importlib.import_module(self.package)
+        return Path(module.__file__ or "").resolve().parent
+
+    @property
+    def solution_dir(self) -> Path:
+        """Where the reference SQL is: the package's sql/ folder."""
+        return self.root / "sql"
+
+    @property
+    def data_dir(self) -> Path:
+        """Where the lab's committed CSVs are: the package's data/ folder."""
+        return self.root / "data"
+
+    def data_files(self) -> list[Path]:
+        """The lab's committed CSVs, in the order of `fixtures.files`."""
+        return [self.data_dir / name for name in self.fixtures.files]
 
     @property
     def solution_files(self) -> tuple[str, ...]:

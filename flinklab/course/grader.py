@@ -6,9 +6,10 @@ import gc
 import os
 from pathlib import Path
 
+from flinklab.course.lab import Lab
 from flinklab.errors import FlinklabError
 from flinklab.grading.checks import GradeReport
-from flinklab.labs.base import GradingContext, Lab
+from flinklab.grading.context import GradingContext
 from flinklab.settings import Settings
 
 

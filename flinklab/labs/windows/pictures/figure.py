@@ -24,6 +24,8 @@ from flinklab.labs.windows.fixtures import FILE
 from flinklab.settings import Settings
 
 TOLERANCE = Decimal("0.01")
+#: the lab's committed CSVs (package data): the picture's data when the data dir has none
+COMMITTED_DATA = Path(__file__).resolve().parent.parent / "data"
 KINDS = ("tumble", "hop", "cumulate", "session")
 
 Row = Mapping[str, "str | None"]
@@ -398,9 +400,9 @@ def windows_figure(orders: list[ref.Order], step: str | None = None, workspace: 
 
 def windows_figure_for(settings: Settings, step: str | None = None, time_from: str | None = None,
                        time_to: str | None = None, default_span: int | None = None) -> WindowsFigure:
-    """The figure from the settings' data dir (else the project's generated fixtures) and the learner's
+    """The figure from the settings' data dir (else the lab's committed CSVs) and the learner's
     windows workspace, when it exists."""
-    orders, path = load_orders(settings.data_dir, settings.fixtures_dir)
+    orders, path = load_orders(settings.data_dir, COMMITTED_DATA)
     workspace = settings.workspace("windows")
     figure = windows_figure(orders, step, workspace if workspace.is_dir() else None, time_from, time_to,
                             default_span)

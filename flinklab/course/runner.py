@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from flinklab.cluster.base import resolve_rest_url
 from flinklab.cluster.rest import FlinkRest, RestUnavailable
+from flinklab.course.lab import Lab, Step
+from flinklab.course.solution import InstallResult, install_solution, write_keeping_backup
 from flinklab.errors import ClusterError, FlinklabError, UsageError
-from flinklab.labs.base import Lab, Step
-from flinklab.labs.solution import InstallResult, install_solution, write_keeping_backup
 from flinklab.settings import Settings
 from flinklab.text import first_line
 

@@ -2,7 +2,7 @@
 from anywhere) with the score, the failed steps first (their checks, hints and pictures: the windows they got
 against the expected ones, the plans they compiled), then every check with its points.
 
-Which pictures a lab's step has is a registry, one entry per lab; a lab without an entry gets the page without
+Which pictures a failed step has, the lab says (`Lab.pictures.step`); a lab that draws nothing gets the page without
 pictures. A picture that cannot be drawn becomes a note on the page, never a failed report.
 """
 
@@ -12,72 +12,20 @@ import html
 import os
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from flinklab.course.lab import Lab
 from flinklab.errors import FlinklabError, UsageError
 from flinklab.grading.checks import CheckResult, GradeReport
-from flinklab.labs.base import GradingContext
-from flinklab.pictures.plan import load_plan_graph
-from flinklab.pictures.plan_svg import plan_svg
-from flinklab.pictures.windows import VIEWS, load_orders, windows_figure
-from flinklab.pictures.windows_svg import windows_svg
-
-
-@dataclass
-class Picture:
-    """An inline SVG with a caption, and lines the page lists under it (differences, notes)."""
-
-    kind: str  # "windows" | "plan"
-    caption: str
-    svg: str
-    lines: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    lines_title: str = "difference(s)"
-
+from flinklab.grading.context import GradingContext
+from flinklab.pictures.picture import Picture
 
 StepPictures = Callable[[GradingContext, str], "list[Picture]"]
 
 
-def _windows_pictures(ctx: GradingContext, step: str) -> list[Picture]:
-    if step not in VIEWS:
-        return []
-    orders, _ = load_orders(ctx.data_dir)
-    figure = windows_figure(orders, step, ctx.workspace)
-    caption = (f"{VIEWS[step].title}: the expected windows, then yours from {step}.out "
-               f"({len(figure.differences)} difference(s) marked)")
-    notes = [] if figure.differences or not figure.compared else [
-        "Your final windows match the expected ones: the failed check is about how they were emitted (see its hint)."]
-    return [Picture("windows", caption, windows_svg(figure).to_string(), figure.differences, notes)]
-
-
-def _joins_pictures(ctx: GradingContext, step: str) -> list[Picture]:
-    from flinklab.labs.joins.checks import PLAN_FILES
-
-    if step != "plans":
-        return []
-    pictures = []
-    for which, name in PLAN_FILES.items():
-        try:
-            graph = load_plan_graph(ctx.workspace / name)
-        except UsageError as exc:
-            pictures.append(Picture("plan", f"{name}: no picture", "", notes=[exc.message]))
-            continue
-        states = [f"{node.kind} #{node.id}: " + ", ".join(f"{e.name} (TTL {e.ttl})" for e in node.state)
-                  for node in graph.stateful()]
-        pictures.append(Picture("plan", f"{name}: the {which} join's plan, state tables in yellow",
-                                plan_svg(graph).to_string(), states or ["no node lists a state table"],
-                                lines_title="node(s) with state tables"))
-    return pictures
-
-
-#: The pictures of a failed step, per lab.
-STEP_PICTURES: dict[str, StepPictures] = {"windows": _windows_pictures, "joins": _joins_pictures}
-
-
-def step_pictures(lab: str, ctx: GradingContext, step: str) -> list[Picture]:
+def step_pictures(lab: Lab | None, ctx: GradingContext, step: str) -> list[Picture]:
     """The step's pictures; a picture that cannot be drawn is a note instead."""
-    builder = STEP_PICTURES.get(lab)
+    builder = lab.pictures.step if lab is not None else None
     if builder is None:
         return []
     try:
@@ -166,10 +114,10 @@ def _all_checks(report: GradeReport) -> str:
             f'<th>points</th><th>result</th></tr></thead><tbody>{"".join(rows)}</tbody></table></section>')
 
 
-def html_report(report: GradeReport, ctx: GradingContext | None = None) -> str:
-    """The page's HTML; with `ctx`, the failed steps carry their pictures."""
+def html_report(report: GradeReport, ctx: GradingContext | None = None, lab: Lab | None = None) -> str:
+    """The page's HTML; with `ctx` and the `lab`, the failed steps carry the pictures the lab draws."""
     def pictures(step: str) -> list[Picture]:
-        return step_pictures(report.lab, ctx, step) if ctx is not None else []
+        return step_pictures(lab, ctx, step) if ctx is not None else []
 
     n = len(report.results)
     summary = (f'<span class="ok">All {n} checks passed.</span>' if report.all_passed
@@ -186,10 +134,10 @@ def html_report(report: GradeReport, ctx: GradingContext | None = None) -> str:
     )
 
 
-def write_html(report: GradeReport, path: Path, ctx: GradingContext | None = None) -> Path:
+def write_html(report: GradeReport, path: Path, ctx: GradingContext | None = None, lab: Lab | None = None) -> Path:
     """Write the page to `path` atomically (a reader never sees half a page); UsageError naming an unwritable path."""
     path = Path(path).expanduser()
-    text = html_report(report, ctx)
+    text = html_report(report, ctx, lab)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)

@@ -11,7 +11,7 @@ from rich.console import Group
 from rich.text import Text
 
 from flinklab.labs.windows import reference as ref
-from flinklab.pictures.windows import Bar, WindowsFigure, hhmm
+from flinklab.labs.windows.pictures.figure import Bar, WindowsFigure, hhmm
 
 LABEL_W = 11
 MAX_WIDTH = 80

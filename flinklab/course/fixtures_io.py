@@ -10,10 +10,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from flinklab.course.lab import Lab
 from flinklab.errors import FlinklabError, UsageError
 from flinklab.grading.files import MAX_CSV_BYTES, FileReadError, MissingFileError, read_text
 from flinklab.grading.values import as_decimal, as_int, clip
-from flinklab.labs.base import Lab
 
 #: The largest --scale: each unit is about 120 orders (and their users, shipments, rates) per lab, so 1000 is
 #: already some 500k rows in memory at once; beyond it the generator would only exhaust memory.
@@ -96,14 +96,16 @@ def render_csv(rows: list[tuple[str, ...]]) -> str:
     return buffer.getvalue()
 
 
-def write_fixtures(lab: Lab, out_dir: Path, seed: int | None = None, scale: int = 1) -> list[Path]:
-    """Generate the lab's CSVs into `out_dir` (files written whole, via a temporary name) and return their paths."""
+def write_fixtures(lab: Lab, out_dir: Path | None, seed: int | None = None, scale: int = 1) -> list[Path]:
+    """Generate the lab's CSVs into `out_dir` (None: the lab package's data/ folder, the committed CSVs) and return
+    their paths; files are written whole, via a temporary name."""
     if scale < 1:
         raise UsageError(f"--scale must be 1 or more, not {scale}.")
     if scale > MAX_SCALE:
         raise UsageError(f"--scale must be at most {MAX_SCALE}, not {scale}.",
                          f"Each unit is a day (joins) or two hours (windows) of data; {MAX_SCALE} is the most "
                          "the generator makes in memory.")
+    out_dir = lab.data_dir if out_dir is None else out_dir
     seed = lab.fixtures.default_seed if seed is None else seed
     generated = lab.fixtures.generate(seed, scale)
     missing = [name for name in lab.fixtures.files if name not in generated]

@@ -13,8 +13,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from flinklab.labs.windows import reference as ref
+from flinklab.labs.windows.pictures.figure import Bar, WindowsFigure, hhmm, stamp
 from flinklab.pictures.svg import CHAR_PX, MONO, Svg
-from flinklab.pictures.windows import Bar, WindowsFigure, hhmm, stamp
 
 LABEL_W = 120.0
 RIGHT = 24.0
