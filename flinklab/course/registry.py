@@ -2,7 +2,7 @@
 `flinklab.labs` (the built-in joins and windows labs do it in flinklab's own pyproject.toml):
 
     [project.entry-points."flinklab.labs"]
-    dedup = "flinklab_dedup:LAB"
+    mylab = "flinklab_mylab:LAB"
 
 A plug-in that cannot be loaded (an import error, an object that is not a Lab, a name that is not its entry's) is
 one line naming it; the other labs keep working.
