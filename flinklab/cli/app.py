@@ -27,7 +27,7 @@ COMMAND_MODULES = ("cluster", "sql", "labs", "image", "show")
 COMMANDS = {
     "up": "cluster", "down": "cluster", "status": "cluster", "logs": "cluster",
     "sql": "sql",
-    "run": "labs", "check": "labs", "fixtures": "labs", "labs": "labs",
+    "run": "labs", "check": "labs", "fixtures": "labs", "labs": "labs", "new-lab": "labs",
     "image": "image",
     "show": "show",
 }

@@ -153,3 +153,18 @@ def labs_command() -> None:
         console.print(f"  data: {', '.join(the_lab.fixtures.files)}; report: {the_lab.report_file}\n")
     for exc in bad:  # a broken plug-in is one line; the labs that load are listed above
         print_error(exc)
+
+
+@command("new-lab")
+def new_lab_command(
+    name: Annotated[str, typer.Argument(help="The lab's name (lower-case letters, digits, _).")],
+    parent: Annotated[Optional[Path], typer.Option("--dir", metavar="DIR", help="Where to write flinklab-NAME/ "
+                                                   "(default: the current directory).")] = None,
+) -> None:
+    """Write the skeleton of a new lab as its own package (a working one-step lab; README "Writing a lab")."""
+    from flinklab.course.newlab import write_skeleton
+
+    root = write_skeleton(name, parent if parent is not None else Path.cwd())
+    console.print(f"Wrote {root}", soft_wrap=True)
+    console.print(f"Next: `pip install -e {root}`, then `flinklab labs {name}` and `flinklab run {name} --solution`.",
+                  soft_wrap=True)
