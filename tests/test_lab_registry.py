@@ -64,3 +64,17 @@ def test_a_bad_plugin_is_one_line_and_the_others_still_work(tmp_path: Path):
     checked = _flinklab(["check", "broken"], tmp_path, site)
     assert checked.returncode == 2
     assert checked.stderr.count("\n") == 1 and "lab plug-in 'broken'" in checked.stderr, checked.stderr
+
+
+def test_labs_lab_prints_the_guide_step_by_step(tmp_path: Path):
+    from flinklab.course.guide import guide_sections
+
+    for name in ("joins", "windows"):
+        lab = get_lab(name)
+        headings = [h for h, _ in guide_sections(lab)]
+        for n, step in enumerate(lab.steps, 1):  # every step has its section, in the lab's order
+            assert any(h.startswith(f"Step {n}: {step.id} ") for h in headings), (name, step.id, headings)
+        shown = _flinklab(["labs", name], tmp_path, tmp_path)
+        assert shown.returncode == 0, shown.stderr
+        last = f"Step {len(lab.steps)}: {lab.steps[-1].id}"
+        assert f"Step 1: {lab.steps[0].id}" in shown.stdout and last in shown.stdout

@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich.table import Table
 
 from flinklab.cli.app import app, command, console, print_error, settings_from
+from flinklab.course.lab import Lab
 from flinklab.course.registry import available_labs, get_lab, load_labs
 from flinklab.errors import ExitStatus, NoClusterError, UsageError
 from flinklab.settings import Settings
@@ -133,23 +135,42 @@ def fixtures_generate(
             console.print(f"{name}: {path} ({rows} rows)")
 
 
-@command("labs")
-def labs_command() -> None:
-    """List the labs and their steps."""
-    from rich.table import Table
+def _lab_table(the_lab: Lab) -> Table:
+    table = Table(title=f"{the_lab.name}: {the_lab.title}", title_justify="left")
+    for column in ("step", "title", "runs", "mode", "writes"):
+        table.add_column(column, overflow="fold")
+    for step in the_lab.steps:
+        init = f"-i {the_lab.init_file} " if step.uses_init else ""
+        writes = "\n".join((step.out_file, *step.writes))
+        mode = step.mode + (" (expects an error)" if step.expect_error else "")
+        table.add_row(step.id, step.title, f"{init}-f {step.sql_file}", mode, writes)
+    return table
 
+
+@command("labs")
+def labs_command(
+    lab: Annotated[Optional[str], typer.Argument(help="Show this lab's guide, step by step.")] = None,
+) -> None:
+    """List the labs and their steps; with LAB, its steps and its guide."""
+    if lab is not None:
+        from flinklab.course.guide import guide_sections
+
+        the_lab = get_lab(lab)
+        console.print(_lab_table(the_lab))
+        sections = guide_sections(the_lab)
+        if not sections:
+            console.print(f"  The lab {the_lab.name!r} has no guide.")
+        for heading, text in sections:
+            from rich.markdown import Markdown
+            from rich.rule import Rule
+
+            if heading:
+                console.print(Rule(heading, align="left"))
+            console.print(Markdown(text))
+        return
     labs, bad = load_labs()
     for the_lab in labs:
-        name = the_lab.name
-        table = Table(title=f"{name}: {the_lab.title}", title_justify="left")
-        for column in ("step", "title", "runs", "mode", "writes"):
-            table.add_column(column, overflow="fold")
-        for step in the_lab.steps:
-            init = f"-i {the_lab.init_file} " if step.uses_init else ""
-            writes = "\n".join((step.out_file, *step.writes))
-            mode = step.mode + (" (expects an error)" if step.expect_error else "")
-            table.add_row(step.id, step.title, f"{init}-f {step.sql_file}", mode, writes)
-        console.print(table)
+        console.print(_lab_table(the_lab))
         console.print(f"  data: {', '.join(the_lab.fixtures.files)}; report: {the_lab.report_file}\n")
     for exc in bad:  # a broken plug-in is one line; the labs that load are listed above
         print_error(exc)

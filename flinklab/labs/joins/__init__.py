@@ -35,5 +35,6 @@ LAB = Lab(
     build_report=build_report,
     checks=checks,
     package=__name__,
+    guide_file="guide.md",
     pictures=LabPictures(step=pictures.step_pictures),
 )

@@ -1,7 +1,7 @@
 """The windows lab: TUMBLE, HOP, CUMULATE and SESSION window TVFs, window aggregation and window Top-N over 119 orders.
 
 Lab text: shared seeds 000 (Japanese) and 002 (Chinese), concepts and the closing "what the lab does"; the guide is
-`labs/windows/README.md`. Everything the lab knows lives in this package: the data generator (`fixtures`), the
+`guide.md`. Everything the lab knows lives in this package: the data generator (`fixtures`), the
 independent answers (`reference`), the checks (`checks`) and report.json (`report`); the reference SQL is
 `sql/`, the committed CSV `data/` (package data), the timeline pictures `pictures`.
 """
@@ -39,6 +39,7 @@ LAB = Lab(
     build_report=build_report,
     checks=checks,
     package=__name__,
+    guide_file="guide.md",
     pictures=LabPictures(
         step=hooks.step_pictures, show=hooks.show,
         show_help="The windows lab's orders and windows on an event-time axis; your saved output against the "
