@@ -54,16 +54,25 @@ def run_command(
 ) -> None:
     """Run a lab's steps like `sql-client.sh -i ddl.sql -f STEP.sql > STEP.out`, then write report.json."""
     from flinklab.cli.run_view import LiveProgress, render_run
-    from flinklab.course.runner import run_lab, select_steps
+    from flinklab.course.runner import run_lab, select_steps, skip_reasons
 
     settings = settings_from(workspace_root=workspace, data_dir=data_dir, run_parallel=parallel)
     the_lab = get_lab(lab)
     steps = select_steps(the_lab, only)
-    if not solution and not settings.workspace(the_lab.name).is_dir():
+    where = settings.workspace(the_lab.name)
+    if not solution and not where.is_dir():
         raise UsageError(
-            f"No workspace for {the_lab.name!r} at {settings.workspace(the_lab.name)}.",
+            f"No workspace for {the_lab.name!r} at {where}.",
             f"Write your SQL files there, or run the reference: `flinklab run {the_lab.name} --solution`.",
         )
+    if not solution:
+        skipped, missing = skip_reasons(the_lab, steps, where)
+        if len(skipped) == len(steps):  # nothing could run: say which files, before asking for a cluster
+            raise UsageError(
+                f"Nothing to run in {where}: {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing.",
+                f"Write them (see `flinklab labs {the_lab.name}`), or run the reference: "
+                f"`flinklab run {the_lab.name} --solution`.",
+            )
     _require_cluster(settings)  # after the inputs are checked, before anything is installed or written
     with LiveProgress(settings, steps) as progress:
         run = run_lab(settings, the_lab, solution=solution, only=only, progress=progress)

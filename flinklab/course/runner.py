@@ -316,6 +316,20 @@ def write_report(lab: Lab, workspace: Path, run: LabRun) -> None:
         run.report_backup = written.backups[0][1]
 
 
+def skip_reasons(lab: Lab, steps: list[Step], workspace: Path) -> tuple[dict[str, str], list[str]]:
+    """Why each step that cannot run is skipped (its SQL file or the init file is missing), and the missing
+    workspace files, sorted."""
+    init_missing = not (workspace / lab.init_file).is_file()
+    skip_reason: dict[str, str] = {}
+    for step in steps:
+        if not (workspace / step.sql_file).is_file():
+            skip_reason[step.id] = f"{step.sql_file} is missing"
+        elif step.uses_init and init_missing:
+            skip_reason[step.id] = f"needs {lab.init_file}, which is missing"
+    needed = {s.sql_file for s in steps} | ({lab.init_file} if any(s.uses_init for s in steps) else set())
+    return skip_reason, sorted(name for name in needed if not (workspace / name).is_file())
+
+
 def run_lab(
     settings: Settings,
     lab: Lab,
@@ -347,15 +361,7 @@ def run_lab(
             f"Write your SQL files there, or run the reference: `flinklab run {lab.name} --solution`.",
         )
 
-    init_missing = not (workspace / lab.init_file).is_file()
-    skip_reason: dict[str, str] = {}
-    for step in steps:
-        if not (workspace / step.sql_file).is_file():
-            skip_reason[step.id] = f"{step.sql_file} is missing"
-        elif step.uses_init and init_missing:
-            skip_reason[step.id] = f"needs {lab.init_file}, which is missing"
-    needed = {s.sql_file for s in steps} | ({lab.init_file} if any(s.uses_init for s in steps) else set())
-    run.missing = sorted(name for name in needed if not (workspace / name).is_file())
+    skip_reason, run.missing = skip_reasons(lab, steps, workspace)
 
     own_client = client is None and len(skip_reason) < len(steps)
     if own_client:
