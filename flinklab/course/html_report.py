@@ -20,8 +20,6 @@ from flinklab.grading.checks import CheckResult, GradeReport
 from flinklab.grading.context import GradingContext
 from flinklab.pictures.picture import Picture
 
-StepPictures = Callable[[GradingContext, str], "list[Picture]"]
-
 
 def step_pictures(lab: Lab | None, ctx: GradingContext, step: str) -> list[Picture]:
     """The step's pictures; a picture that cannot be drawn is a note instead."""
