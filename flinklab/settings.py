@@ -202,10 +202,6 @@ class Settings:
 
     @property
     def fixtures_dir(self) -> Path:
-        """The committed fixtures (source of the data dir)."""
+        """A folder of extra CSVs to provision (project_root/fixtures; none in this checkout). The labs' own CSVs
+        are their packages' data: flinklab.course.data.lab_data_files."""
         return self.project_root / "fixtures"
-
-    @property
-    def solutions_dir(self) -> Path:
-        """Reference solutions: solutions_dir / LAB / *.sql."""
-        return self.project_root / "sql"

@@ -33,10 +33,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from flinklab.course.registry import get_lab
+from flinklab.course.runner import run_lab
 from flinklab.environment.lifecycle import bring_down, bring_up
 from flinklab.environment.select import backend_for
-from flinklab.labs import get_lab
-from flinklab.labs.runner import run_lab
 from flinklab.settings import Settings
 
 
@@ -235,8 +235,8 @@ def _joins_workspace(workspace: Path, data_dir: Path, scale: int, faithful: bool
     of latest.out."""
     import json
 
-    from flinklab.labs import get_lab
-    from flinklab.labs.fixtures_io import write_fixtures
+    from flinklab.course.fixtures_io import write_fixtures
+    from flinklab.course.registry import get_lab
     from flinklab.labs.joins import reference as ref
     from flinklab.labs.joins.fixtures import fmt
 
@@ -292,8 +292,8 @@ def _read_all(paths: list[Path]) -> None:
 def bench_grader(root: Path, scales: list[int]) -> None:
     """`flinklab check joins` at each scale (grading in this process, then the whole command), next to the floor:
     reading the same files."""
-    from flinklab.grading.grader import grade_lab
-    from flinklab.labs import get_lab
+    from flinklab.course.grader import grade_lab
+    from flinklab.course.registry import get_lab
 
     section("grader (joins, synthetic outputs from the reference)")
     lab = get_lab("joins")

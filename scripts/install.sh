@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up flinklab on a fresh machine (Python >= 3.9 with pip, Java 17): a virtualenv in .venv with the package
-# (editable, so fixtures/ and sql/ are found) and its pinned Flink. `--test` adds the test tools, chromium for the
+# (editable; the labs' SQL and CSVs are package data) and its pinned Flink. `--test` adds the test tools, the test-only
+# third lab (tests/labs/flinklab-dedup, its own package registering under the entry points), chromium for the
 # HTML report test and, where a Docker engine answers, debootstrap for the offline stand-in image the Docker tests
 # build.
 set -euo pipefail
@@ -14,6 +15,10 @@ extras=""
 [ "${1:-}" = "--test" ] && extras="[test]"
 echo "==> installing flinklab${extras} (first time: ~1 GB of Flink from PyPI, a few minutes)"
 .venv/bin/python -m pip install --disable-pip-version-check -q -e ".${extras}"
+if [ "${1:-}" = "--test" ]; then
+  echo "==> installing the test lab flinklab-dedup (a lab plug-in outside flinklab)"
+  .venv/bin/python -m pip install --disable-pip-version-check -q --no-deps -e tests/labs/flinklab-dedup
+fi
 if ! command -v java >/dev/null 2>&1; then
   echo "warning: no java on PATH; the local backend needs Java 11+ (17 recommended), the docker backend does not" >&2
 fi

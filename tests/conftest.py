@@ -2,7 +2,7 @@
 
 - `tmp_settings`: Settings whose workspace, data and state dirs are fresh temporary dirs (never the user's).
 - `live_settings` / `flink_cluster`: ONE real local Flink cluster per test session, on a free REST port, with its
-  own temporary dirs; the fixtures are provisioned into its data dir. Live tests take `flink_cluster` (a Settings).
+  own temporary dirs; every discovered lab's CSVs are in its data dir. Live tests take `flink_cluster` (a Settings).
   `flink_cluster` also runs flinklab's SQL gateway process for it, as `flink-up` does.
 - `sql_client`: a client of that gateway (no JVM in the test process).
 """
@@ -65,11 +65,12 @@ def live_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 @pytest.fixture(scope="session")
 def flink_cluster(live_settings: Settings):
     """A real local Flink session cluster and its SQL gateway for the whole test session, as `flink-up` starts
-    them (the fixtures provisioned into its data dir)."""
+    them (every discovered lab's CSVs provisioned into its data dir)."""
+    from flinklab.course.data import lab_data_files
     from flinklab.environment.lifecycle import bring_down, bring_up
 
     try:
-        bring_up(live_settings)
+        bring_up(live_settings, data_files=lab_data_files(live_settings))
         yield live_settings
     finally:
         bring_down(live_settings)

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from flinklab.course.lab import Lab
+from flinklab.course.runner import LabRun, run_lab
+from flinklab.course.solution import rewrite_paths
 from flinklab.grading.checks import CheckResult
-from flinklab.labs.base import Lab
-from flinklab.labs.runner import LabRun, run_lab
-from flinklab.labs.solution import rewrite_paths
 from flinklab.settings import Settings
 
 
@@ -69,7 +69,6 @@ def capture_lab(lab: Lab, here: Path, argv: list[str] | None = None, extra=None)
     import tempfile
 
     from flinklab.environment.client import SqlClient
-    from flinklab.settings import PROJECT_ROOT
 
     parser = argparse.ArgumentParser(description=f"Capture the {lab.name} lab's golden outputs.")
     parser.add_argument("--rest-port", type=int, default=8081)
@@ -78,8 +77,8 @@ def capture_lab(lab: Lab, here: Path, argv: list[str] | None = None, extra=None)
         root = Path(tmp)
         data = root / "data"
         data.mkdir()
-        for name in lab.fixtures.files:
-            shutil.copy(PROJECT_ROOT / "fixtures" / name, data / name)
+        for path in lab.data_files():
+            shutil.copy(path, data / path.name)
         settings = Settings.from_env({"HOME": str(root)}, workspace_root=root / "ws", data_dir=data,
                                      state_dir=root / "state", rest_port=args.rest_port)
         workspace = settings.workspace(lab.name)

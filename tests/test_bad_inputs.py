@@ -27,11 +27,14 @@ from pathlib import Path
 import pytest
 from conftest import free_port
 
+from flinklab.course.registry import get_lab
+
 TESTS = Path(__file__).resolve().parent
 PROJECT = TESTS.parent
 SOLUTIONS = {"joins": TESTS / "data" / "joins" / "outputs" / "solution",
              "windows": TESTS / "data" / "windows" / "outputs" / "solution"}
-FIXTURES = PROJECT / "fixtures"
+#: the built-in labs' committed CSVs (package data)
+LAB_CSVS = [path for lab in SOLUTIONS for path in get_lab(lab).data_files()]
 ENTRY_POINTS = {"flinklab": "main", "flink-up": "flink_up_main", "flink-down": "flink_down_main",
                 "sql-client.sh": "sql_client_main"}
 BIG = (1 << 30) + 1  # one byte over the grader's bound on an output (a sparse file: nothing is written)
@@ -445,9 +448,17 @@ def _fixtures_cases() -> list[Case]:
     ]
 
 
+def _with_joins_sql(root: Path) -> None:
+    lab = get_lab("joins")
+    for name in lab.solution_files:
+        shutil.copy(lab.solution_dir / name, root / "ws" / "joins" / name)
+
+
 def _run_cases() -> list[Case]:
     return [
-        Case("run-no-cluster", ["flinklab", "run", "joins"], None, 2, ("No Flink cluster answers at",)),
+        Case("run-no-sql-files", ["flinklab", "run", "joins"], None, 2,
+             ("Nothing to run in", "count.sql, ddl.sql, interval.sql", "are missing")),
+        Case("run-no-cluster", ["flinklab", "run", "joins"], _with_joins_sql, 2, ("No Flink cluster answers at",)),
         Case("run-solution-no-cluster", ["flinklab", "run", "joins", "--solution"], None, 2,
              ("No Flink cluster answers at",)),
         Case("run-unknown-lab", ["flinklab", "run", "nope"], None, 2, ("Unknown lab 'nope'",)),
@@ -471,7 +482,8 @@ def _run_cases() -> list[Case]:
 def _other_command_cases() -> list[Case]:
     record = lambda r: r / "state" / "cluster.json"  # noqa: E731
     return [
-        Case("labs-extra-argument", ["flinklab", "labs", "joins"], None, 2, ("Got unexpected extra argument",)),
+        Case("labs-extra-argument", ["flinklab", "labs", "joins", "x"], None, 2, ("Got unexpected extra argument",)),
+        Case("labs-unknown-lab", ["flinklab", "labs", "nope"], None, 2, ("Unknown lab 'nope'",)),
         Case("unknown-command", ["flinklab", "nope"], None, 2, ("No such command 'nope'",), process=True),
         Case("status-no-state", ["flinklab", "status"], lambda r: shutil.rmtree(r / "state"), 1,
              ("no cluster started by flinklab",)),
@@ -560,7 +572,7 @@ def _workspace(root: Path) -> None:
         (root / sub).mkdir()
     for lab, solution in SOLUTIONS.items():
         shutil.copytree(solution, root / "ws" / lab)
-    for csv_file in FIXTURES.glob("*.csv"):
+    for csv_file in LAB_CSVS:
         shutil.copy(csv_file, root / "data" / csv_file.name)
 
 

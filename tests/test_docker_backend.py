@@ -115,9 +115,9 @@ def test_taskmanagers_read_the_bind_mounted_data_dir(cluster, client):
 
 
 def test_joins_solution_passes_every_check_on_the_containers(cluster, client):
-    from flinklab.grading.grader import grade_lab
-    from flinklab.labs import get_lab
-    from flinklab.labs.runner import run_lab
+    from flinklab.course.grader import grade_lab
+    from flinklab.course.registry import get_lab
+    from flinklab.course.runner import run_lab
 
     settings, _, _ = cluster
     lab = get_lab("joins")

@@ -363,7 +363,7 @@ def test_full_workspace_gives_a_clear_error_and_no_output_looking_complete(
 ) -> None:
     """`flinklab run` and `sql-client.sh > out` on a full workspace: one line, exit 2; the previous STEP.out is
     unchanged and no half-written file is left under a name that looks finished."""
-    from flinklab.labs.solution import install_solution
+    from flinklab.course.solution import install_solution
     from flinklab.labs.windows import LAB
 
     bring_up(own)  # (already running after the tests above: a no-op)

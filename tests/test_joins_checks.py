@@ -16,12 +16,11 @@ import pytest
 
 from flinklab.errors import UsageError
 from flinklab.grading.checks import CheckResult
-from flinklab.labs.base import GradingContext
+from flinklab.grading.context import GradingContext
 from flinklab.labs.joins import LAB
 from flinklab.labs.joins import reference as ref
 from flinklab.labs.joins.report import build_report
 
-ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data" / "joins"
 SOLUTION = DATA / "outputs" / "solution"
 EXPECTED = {k: v for k, v in json.loads((DATA / "mistakes" / "expected.json").read_text()).items()
@@ -35,10 +34,10 @@ def ctx(tmp_path: Path) -> GradingContext:
     workspace, data = tmp_path / "ws", tmp_path / "data"
     shutil.copytree(SOLUTION, workspace)
     data.mkdir()
-    for name in LAB.fixtures.files:
-        shutil.copy(ROOT / "fixtures" / name, data / name)
+    for path in LAB.data_files():
+        shutil.copy(path, data / path.name)
     for name in LAB.solution_files:
-        shutil.copy(ROOT / "sql" / "joins" / name, workspace / name)
+        shutil.copy(LAB.solution_dir / name, workspace / name)
         os.utime(workspace / name, (1_700_000_000, 1_700_000_000))
     return GradingContext(workspace=workspace, data_dir=data)
 

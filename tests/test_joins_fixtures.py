@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from pathlib import Path
 
 import pytest
 
+from flinklab.course.registry import get_lab
 from flinklab.labs.joins import fixtures as fx
 from flinklab.labs.joins import reference as ref
 from flinklab.labs.joins.fixtures import ORDERS, RATES, SHIPMENTS, USERS, parse_time
 
-FIXTURES_DIR = Path(__file__).resolve().parent.parent / "fixtures"
+FIXTURES_DIR = get_lab("joins").data_dir
 
 
 @pytest.fixture(scope="module", params=[1, 10], ids=["scale1", "scale10"])
@@ -155,7 +155,7 @@ def test_scale_must_be_positive():
 
 
 def test_committed_fixtures_are_the_default_output():
-    from flinklab.labs.fixtures_io import render_csv
+    from flinklab.course.fixtures_io import render_csv
     from flinklab.labs.joins import LAB
 
     generated = fx.generate(LAB.fixtures.default_seed, 1)

@@ -14,11 +14,11 @@ from typing import Callable
 import pytest
 from labtools import assert_fails_exactly, restore, run_with_sql, solve_and_snapshot
 
+from flinklab.course.grader import grade_lab
+from flinklab.course.runner import run_lab
 from flinklab.grading.changelog import final_rows
-from flinklab.grading.grader import grade_lab
 from flinklab.grading.parse import parse_output
 from flinklab.labs.joins import LAB
-from flinklab.labs.runner import run_lab
 from flinklab.settings import Settings
 
 pytestmark = pytest.mark.live

@@ -9,16 +9,18 @@ from __future__ import annotations
 import json
 import re
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from flinklab.course.lab import FixtureSpec, Lab, Step
+from flinklab.course.runner import LabRun, RunProgress, run_lab
+from flinklab.course.solution import install_solution, rewrite_paths
 from flinklab.errors import FlinklabError, UsageError
+from flinklab.grading.files import backup_path
 from flinklab.grading.parse import parse_output
-from flinklab.labs.base import FixtureSpec, Lab, Step
-from flinklab.labs.runner import LabRun, RunProgress, run_lab
-from flinklab.labs.solution import backup_path, install_solution, rewrite_paths
 
 DDL = """-- the lab texts' default paths; install rewrites them
 CREATE TABLE tiny (k STRING, v INT) WITH (
@@ -80,7 +82,7 @@ TINY = Lab(
 
 
 def make_project(root: Path) -> Path:
-    sql = root / "sql" / "tiny"
+    sql = root / "sql"  # the lab's home: sql/ as in a lab package
     sql.mkdir(parents=True)
     for name, text in {
         "ddl.sql": DDL,
@@ -93,8 +95,14 @@ def make_project(root: Path) -> Path:
 
 
 @pytest.fixture
-def tiny_settings(tmp_settings, tmp_path):
-    return tmp_settings.with_overrides(project_root=make_project(tmp_path / "project"))
+def tiny_settings(tmp_settings):
+    return tmp_settings
+
+
+@pytest.fixture
+def tiny(tmp_path) -> Lab:
+    """The tiny lab with its reference SQL in a folder of its own (as a lab package's sql/)."""
+    return replace(TINY, home=make_project(tmp_path / "project"))
 
 
 # --- solution install --------------------------------------------------------------------------------------------
@@ -111,14 +119,14 @@ def test_rewrite_paths_only_whole_prefixes():
     assert "/root/flinkx/keep" in out and "/opt/lab/fixtures/database/keep" in out
 
 
-def test_install_rewrites_paths_and_backs_up_learner_files(tiny_settings):
+def test_install_rewrites_paths_and_backs_up_learner_files(tiny_settings, tiny):
     workspace = tiny_settings.workspace("tiny")
     workspace.mkdir(parents=True)
     (workspace / "count.sql").write_text("-- my own attempt\n")
     (workspace / "broken.sql").write_text(BROKEN)  # identical to the reference: left alone
     (workspace / "notes.txt").write_text("mine")
 
-    result = install_solution(tiny_settings, TINY)
+    result = install_solution(tiny_settings, tiny)
 
     ddl = (workspace / "ddl.sql").read_text()
     assert f"file://{tiny_settings.data_dir}/tiny_runner.csv" in ddl and "/opt/lab" not in ddl
@@ -131,7 +139,7 @@ def test_install_rewrites_paths_and_backs_up_learner_files(tiny_settings):
     assert backup.read_text() == "-- my own attempt\n"
     assert (workspace / "notes.txt").read_text() == "mine"
 
-    again = install_solution(tiny_settings, TINY)
+    again = install_solution(tiny_settings, tiny)
     assert again.backups == [] and again.installed == [] and len(again.unchanged) == 4
 
 
@@ -143,24 +151,24 @@ def test_backup_names_never_collide(tmp_path):
     assert second != first and second.name == first.name + "-2"
 
 
-def test_install_refuses_an_incomplete_reference(tiny_settings):
-    (tiny_settings.solutions_dir / "tiny" / "rejected.sql").unlink()
+def test_install_refuses_an_incomplete_reference(tiny_settings, tiny):
+    (tiny.solution_dir / "rejected.sql").unlink()
     with pytest.raises(UsageError, match="rejected.sql"):
-        install_solution(tiny_settings, TINY)
+        install_solution(tiny_settings, tiny)
 
 
 # --- runner without a cluster ----------------------------------------------------------------------------------
 
 
-def test_learner_run_without_workspace_is_a_usage_error(tiny_settings):
+def test_learner_run_without_workspace_is_a_usage_error(tiny_settings, tiny):
     with pytest.raises(UsageError, match="No workspace"):
-        run_lab(tiny_settings, TINY)
+        run_lab(tiny_settings, tiny)
 
 
-def test_learner_run_with_nothing_written_skips_every_step_without_a_cluster(tiny_settings):
+def test_learner_run_with_nothing_written_skips_every_step_without_a_cluster(tiny_settings, tiny):
     tiny_settings.workspace("tiny").mkdir(parents=True)
     (tiny_settings.workspace("tiny") / "count.sql").write_text(COUNT)  # but no ddl.sql
-    run = run_lab(tiny_settings, TINY)  # no cluster runs at tmp_settings' port: no client may be created
+    run = run_lab(tiny_settings, tiny)  # no cluster runs at tmp_settings' port: no client may be created
     assert [s.ran for s in run.steps] == [False, False, False]
     assert run.missing == ["broken.sql", "ddl.sql", "rejected.sql"]
     assert run.steps[1].error == "needs ddl.sql, which is missing"
@@ -188,9 +196,8 @@ class Recorder(RunProgress):
 
 @pytest.mark.live
 def test_run_lab_on_the_cluster(flink_cluster, sql_client, tmp_path):
-    settings = flink_cluster.with_overrides(
-        project_root=make_project(tmp_path / "project"), workspace_root=tmp_path / "ws"
-    )
+    settings = flink_cluster.with_overrides(workspace_root=tmp_path / "ws")
+    lab = replace(TINY, home=make_project(tmp_path / "project"))
     (settings.data_dir / "tiny_runner.csv").write_text(CSV_ROWS)
     workspace = settings.workspace("tiny")
     workspace.mkdir(parents=True)
@@ -199,7 +206,7 @@ def test_run_lab_on_the_cluster(flink_cluster, sql_client, tmp_path):
     (workspace / "report.json").write_text('{"rows": 999}\n')  # the learner's own
     recorder = Recorder()
 
-    run: LabRun = run_lab(settings, TINY, solution=True, client=sql_client, progress=recorder, parallel=1)
+    run: LabRun = run_lab(settings, lab, solution=True, client=sql_client, progress=recorder, parallel=1)
 
     broken, count, rejected = run.steps
     # the failing step is recorded, with its .out as the client would have written it
@@ -229,7 +236,7 @@ def test_run_lab_on_the_cluster(flink_cluster, sql_client, tmp_path):
     assert [e[1] for e in recorder.events if e[0] == "end"] == ["broken", "count", "rejected"]
     assert ("statement", "count", True) in recorder.events
 
-    only = run_lab(settings, TINY, only="count", client=sql_client)
+    only = run_lab(settings, lab, only="count", client=sql_client)
     assert [s.step.id for s in only.steps] == ["count"] and only.ok
     assert only.report_backup is None  # same report again: nothing to back up
 
@@ -272,7 +279,7 @@ def _without_times(text: str) -> str:
 def test_parallel_run_matches_one_at_a_time(flink_cluster, sql_client, tmp_path):
     """Up to 3 steps at once give the very outputs of one step at a time; the batch step runs alone."""
     project = tmp_path / "project"
-    sql = project / "sql" / "twins"
+    sql = project / "sql"
     sql.mkdir(parents=True)
     (sql / "ddl.sql").write_text(DDL)
     (sql / "count.sql").write_text(COUNT)
@@ -282,10 +289,10 @@ def test_parallel_run_matches_one_at_a_time(flink_cluster, sql_client, tmp_path)
     outputs = {}
     timelines = {}
     for parallel in (1, 3):
-        settings = flink_cluster.with_overrides(project_root=project, workspace_root=tmp_path / f"ws{parallel}")
+        settings = flink_cluster.with_overrides(workspace_root=tmp_path / f"ws{parallel}")
         timelines[parallel] = Timeline()
-        run = run_lab(settings, TWINS, solution=True, client=sql_client, progress=timelines[parallel],
-                      parallel=parallel)
+        run = run_lab(settings, replace(TWINS, home=project), solution=True, client=sql_client,
+                      progress=timelines[parallel], parallel=parallel)
         assert run.ok and [s.step.id for s in run.steps] == ["s0", "s1", "s2", "count", "s3"], run.steps
         assert all(len(s.job_ids) == 1 for s in run.steps)
         outputs[parallel] = {s.step.id: _without_times(s.out_file.read_text()) for s in run.steps}
@@ -334,9 +341,8 @@ def test_cli_run_on_the_cluster(flink_cluster, sql_client, tmp_path, monkeypatch
     monkeypatch.setattr(sqlclient_client, "SqlClient", make_client)
     project = make_project(tmp_path / "project")
     (flink_cluster.data_dir / "tiny_runner.csv").write_text(CSV_ROWS)
-    monkeypatch.setattr(cli_labs, "get_lab", lambda name: TINY)
+    monkeypatch.setattr(cli_labs, "get_lab", lambda name: replace(TINY, home=project))
     env = {
-        "FLINKLAB_HOME": str(project),
         "FLINKLAB_WORKSPACE": str(tmp_path / "ws"),
         "FLINKLAB_DATA_DIR": str(flink_cluster.data_dir),
         "FLINKLAB_STATE_DIR": str(flink_cluster.state_dir),

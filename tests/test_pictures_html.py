@@ -16,12 +16,12 @@ from pictures_tools import JOINS, pixels_of, read_png, windows_workspace
 from typer.testing import CliRunner
 
 from flinklab.cli import app
-from flinklab.labs.base import GradingContext
+from flinklab.course.registry import get_lab
+from flinklab.grading.context import GradingContext
 from flinklab.labs.windows import LAB
-from flinklab.pictures.windows_svg import MARKS
-from flinklab.settings import PROJECT_ROOT
+from flinklab.labs.windows.pictures.svg import MARKS
 
-FIXTURES = PROJECT_ROOT / "fixtures"
+FIXTURES = LAB.data_dir
 
 
 class _Elements(HTMLParser):
@@ -71,7 +71,8 @@ def _mistaken_workspace(root: Path) -> Path:
     return workspace
 
 
-def _check_html(root: Path, lab: str, data_dir: Path = FIXTURES) -> tuple[int, str, Path]:
+def _check_html(root: Path, lab: str, data_dir: Path | None = None) -> tuple[int, str, Path]:
+    data_dir = data_dir or get_lab(lab).data_dir
     page = root / "out" / "report.html"
     result = CliRunner().invoke(app, ["check", lab, "--workspace", str(root), "--data-dir", str(data_dir),
                                       "--html", str(page)])

@@ -15,16 +15,15 @@ from typer.testing import CliRunner
 
 from flinklab.cli import app
 from flinklab.errors import UsageError
-from flinklab.labs.base import GradingContext
+from flinklab.grading.context import GradingContext
 from flinklab.labs.windows import LAB
 from flinklab.labs.windows import reference as ref
 from flinklab.labs.windows.fixtures import FILE
-from flinklab.pictures.windows import VIEWS, windows_figure
-from flinklab.pictures.windows_svg import windows_svg
-from flinklab.pictures.windows_term import windows_renderable
-from flinklab.settings import PROJECT_ROOT
+from flinklab.labs.windows.pictures.figure import VIEWS, windows_figure
+from flinklab.labs.windows.pictures.svg import windows_svg
+from flinklab.labs.windows.pictures.term import windows_renderable
 
-FIXTURES = PROJECT_ROOT / "fixtures"
+FIXTURES = LAB.data_dir
 ORDERS = ref.load_orders(FIXTURES / FILE)
 EXPECTED = json.loads((DATA / "windows" / "mistakes" / "expected.json").read_text(encoding="utf-8"))
 MISTAKES = {Path(name).stem: case["step"] for name, case in EXPECTED.items()
@@ -196,7 +195,7 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str):
 
 def test_missing_data_names_the_file(tmp_path: Path):
     with pytest.raises(UsageError, match="windows_orders.csv is not in"):
-        from flinklab.pictures.windows import load_orders
+        from flinklab.labs.windows.pictures.figure import load_orders
         load_orders(tmp_path)
 
 

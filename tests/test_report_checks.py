@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from flinklab.grading.context import GradingContext
 from flinklab.grading.outputs import StepChecks, error_line, format_number, read_step
 from flinklab.grading.report_checks import report_field_checks
-from flinklab.labs.base import GradingContext
 
 OUTPUTS = Path(__file__).parent / "data" / "outputs"
 

@@ -22,7 +22,6 @@ def test_defaults_follow_the_lab_text() -> None:
     assert (s.backend, s.taskmanagers, s.slots) == ("auto", 1, 4)
     assert s.image == DEFAULT_FLINK_IMAGE and FLINK_VERSION in s.image
     assert s.fixtures_dir == PROJECT_ROOT / "fixtures"
-    assert s.solutions_dir == PROJECT_ROOT / "sql"
 
 
 def test_root_gets_the_path_the_lab_text_uses() -> None:

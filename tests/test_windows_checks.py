@@ -13,18 +13,17 @@ import pytest
 
 from flinklab.errors import UsageError
 from flinklab.grading.checks import CheckResult
+from flinklab.grading.context import GradingContext
 from flinklab.grading.outputs import format_number
-from flinklab.labs.base import GradingContext
 from flinklab.labs.windows import LAB
 from flinklab.labs.windows import reference as ref
 from flinklab.labs.windows.fixtures import FILE
-from flinklab.settings import PROJECT_ROOT
 
 DATA = Path(__file__).parent / "data" / "windows"
 SOLUTION = DATA / "outputs" / "solution"
 EXPECTED = json.loads((DATA / "mistakes" / "expected.json").read_text(encoding="utf-8"))
 MISTAKES = sorted(name for name in EXPECTED if not name.startswith("_"))
-FIXTURES = PROJECT_ROOT / "fixtures"
+FIXTURES = LAB.data_dir
 
 
 @pytest.fixture

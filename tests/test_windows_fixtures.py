@@ -8,11 +8,10 @@ from datetime import datetime
 
 import pytest
 
-from flinklab.labs.fixtures_io import render_csv, write_fixtures
+from flinklab.course.fixtures_io import render_csv, write_fixtures
 from flinklab.labs.windows import LAB
 from flinklab.labs.windows import reference as ref
 from flinklab.labs.windows.fixtures import FILE, ORDERS_PER_BLOCK, generate
-from flinklab.settings import PROJECT_ROOT
 
 GAP = 5 * ref.MINUTE
 
@@ -47,7 +46,7 @@ def test_deterministic_per_seed():
 
 
 def test_committed_fixture_is_the_default_output(tmp_path):
-    committed = (PROJECT_ROOT / "fixtures" / FILE).read_text(encoding="utf-8")
+    committed = (LAB.data_dir / FILE).read_text(encoding="utf-8")
     assert committed == render_csv(generate(LAB.fixtures.default_seed, 1)[FILE])
     written = write_fixtures(LAB, tmp_path)
     assert [p.name for p in written] == [FILE]

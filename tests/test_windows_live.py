@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from labtools import assert_fails_exactly, restore, run_with_sql, solve_and_snapshot
 
-from flinklab.grading.grader import grade_lab
+from flinklab.course.grader import grade_lab
+from flinklab.course.runner import run_lab
 from flinklab.grading.parse import parse_output
-from flinklab.labs.runner import run_lab
 from flinklab.labs.windows import LAB
 from flinklab.labs.windows import reference as ref
 from flinklab.labs.windows.fixtures import FILE

@@ -1,24 +1,22 @@
 """Console entry points. Commands live in the modules named in app.COMMANDS; see app.py for the shared machinery.
 
-Nothing heavy is imported here: `app` loads its command modules when its commands are first read, and each entry
+Nothing heavy is imported here: `app` loads a command's module when the command is first asked for, and each entry
 point imports only what it runs (so `sql-client.sh --help` and `flinklab check` start without the cluster code).
 """
 
 from __future__ import annotations
 
 import importlib
-import sys
 
 from flinklab.cli.app import app, run
 
 
 def main() -> None:
-    app.load_for(sys.argv[1:])
     run(app, "flinklab")
 
 
 def _module_app(module: str, name: str, prog_name: str) -> None:
-    app.load_only([module])  # the module also registers on `app`; that must not import every other module
+    # the module also registers on `app`; that imports no other command module
     run(getattr(importlib.import_module(f"flinklab.cli.{module}"), name), prog_name)
 
 

@@ -1,7 +1,8 @@
 """The typer app and the one place user errors are turned into a one-line message and an exit status.
 
 Command modules (cluster.py, sql.py, labs.py, image.py, show.py) register their commands on `app` with `@command(...)`;
-each command body parses options, calls a library function and hands the result to a renderer.
+each command body parses options, calls a library function and hands the result to a renderer. The root group
+(LazyGroup) imports a command's module the first time that command is asked for.
 """
 
 from __future__ import annotations
@@ -15,90 +16,80 @@ from typing import Any, Callable, TypeVar
 import typer
 from rich.console import Console
 from rich.markup import escape
+from typer.core import TyperGroup
 
 from flinklab.errors import ExitStatus, FlinklabError
 from flinklab.settings import Settings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: The modules under flinklab.cli that register commands on `app`, and which one registers each command name. A
-#: command missing here still works (an unknown name loads every module); tests keep the table complete.
+#: The modules under flinklab.cli that register commands on `app`, and which one registers each command name, in
+#: the order `flinklab --help` lists them. Tests keep the table complete.
 COMMAND_MODULES = ("cluster", "sql", "labs", "image", "show")
 COMMANDS = {
     "up": "cluster", "down": "cluster", "status": "cluster", "logs": "cluster",
     "sql": "sql",
-    "run": "labs", "check": "labs", "fixtures": "labs", "labs": "labs",
+    "run": "labs", "check": "labs", "labs": "labs", "new-lab": "labs", "fixtures": "labs",
     "image": "image",
     "show": "show",
 }
 
 
 def load_commands(modules: Sequence[str] = COMMAND_MODULES) -> None:
-    """Import command modules (each registers its commands on `app`); a module not delivered yet is skipped."""
+    """Import command modules (each registers its commands on `app`)."""
     for name in modules:
-        try:
-            importlib.import_module(f"flinklab.cli.{name}")
-        except ModuleNotFoundError as exc:  # pragma: no cover - only while a module is missing
-            if exc.name != f"flinklab.cli.{name}":
-                raise
+        importlib.import_module(f"flinklab.cli.{name}")
 
 
-class LazyTyper(typer.Typer):
-    """A Typer whose command modules are imported the first time its commands are read (to build the click
-    command, `--help` included), so `flinklab check` imports neither Docker's nor the cluster's modules:
-    :func:`load_for` imports just the invoked command's module first."""
-
-    def __init__(self, **kwargs: Any):
-        self._loaded = True  # typer's own __init__ sets the lists below; nothing to load yet
-        super().__init__(**kwargs)
-        self._loaded = False
-
-    def _load(self) -> None:
-        if not self._loaded:
-            self._loaded = True  # first: the modules being imported register through the properties below
-            load_commands()
-
-    @property  # type: ignore[override]
-    def registered_commands(self) -> list[Any]:
-        self._load()
-        return self.__dict__["_commands"]
-
-    @registered_commands.setter
-    def registered_commands(self, value: list[Any]) -> None:
-        self.__dict__["_commands"] = value
-
-    @property  # type: ignore[override]
-    def registered_groups(self) -> list[Any]:
-        self._load()
-        return self.__dict__["_groups"]
-
-    @registered_groups.setter
-    def registered_groups(self, value: list[Any]) -> None:
-        self.__dict__["_groups"] = value
-
-    def load_for(self, args: Sequence[str]) -> None:
-        """Once per process, before the console script runs `args`: import only the module of the command `args`
-        name (all of them for `--help`, no command or a name not in COMMANDS). Commands of other modules are then
-        unknown to this process, so tests, which run many commands, leave this out."""
-        name = next((arg for arg in args if not arg.startswith("-")), None)
-        if name in COMMANDS:
-            self.load_only([COMMANDS[name]])
-
-    def load_only(self, modules: Sequence[str]) -> None:
-        """Import just `modules` (their registering on `app` must not pull in the others); once per process, for
-        a console script, as :meth:`load_for`."""
-        if not self._loaded:
-            self._loaded = True
-            load_commands(modules)
+def _registered_name(info: Any) -> str:
+    return info.name or info.callback.__name__.replace("_", "-")
 
 
-app = LazyTyper(
+class LazyGroup(TyperGroup):
+    """The root group, loading each command's module only when the command is asked for (click's documented
+    lazy-loading pattern: `list_commands` names them from the COMMANDS table, `get_command` imports the module),
+    so `flinklab check` imports neither Docker's nor the cluster's modules, and `--help` imports only the command
+    modules (whose own heavy imports are inside the command bodies)."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return [*COMMANDS, *(name for name in super().list_commands(ctx) if name not in COMMANDS)]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        found = super().get_command(ctx, cmd_name)
+        if found is None and cmd_name in COMMANDS:
+            load_commands([COMMANDS[cmd_name]])
+            found = _build(cmd_name)
+            if found is not None:
+                self.add_command(found, cmd_name)
+        return found
+
+
+def _build(name: str) -> Any:
+    """The click command (or group) `name` from what its module registered on `app`, built by typer's public
+    get_command on a Typer holding just that registration (a callback keeps it a group of one)."""
+    one = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    one.callback()(lambda: None)
+    one.registered_commands = [i for i in app.registered_commands if _registered_name(i) == name]
+    one.registered_groups = [g for g in app.registered_groups if g.name == name]
+    return typer.main.get_command(one).commands.get(name)
+
+
+app = typer.Typer(
     name="flinklab",
+    cls=LazyGroup,
     help="A real Flink cluster, a sql-client-compatible runner and graded Flink SQL labs.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+@app.callback()
+def _root() -> None:
+    # A callback makes `app` a group even while only one command module is loaded: without it typer turns a
+    # one-command app into that command, and `flinklab sql -f q.sql` read "sql" as an extra argument.
+    pass
+
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -130,6 +121,9 @@ def run(typer_app: typer.Typer, prog_name: str, args: Sequence[str] | None = Non
         where = ctx.command_path if ctx is not None else prog_name
         print_error(FlinklabError(exc.format_message().replace("\n", " "), f"See `{where} --help`."))
         sys.exit(exc.exit_code)
+    except FlinklabError as exc:  # raised while finding a command (a lab plug-in that cannot load)
+        print_error(exc)
+        sys.exit(int(exc.exit_status))
     except typer.Abort:
         err_console.print("[yellow]aborted[/]")
         sys.exit(int(ExitStatus.ERROR_CTRL_C))

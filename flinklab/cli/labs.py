@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich.table import Table
 
-from flinklab.cli.app import app, command, console, settings_from
+from flinklab.cli.app import app, command, console, print_error, settings_from
+from flinklab.course.lab import Lab
+from flinklab.course.registry import available_labs, get_lab, load_labs
 from flinklab.errors import ExitStatus, NoClusterError, UsageError
-from flinklab.labs import available_labs, get_lab
 from flinklab.settings import Settings
 
 fixtures_app = typer.Typer(help="The labs' generated data.", no_args_is_help=True)
@@ -52,16 +54,25 @@ def run_command(
 ) -> None:
     """Run a lab's steps like `sql-client.sh -i ddl.sql -f STEP.sql > STEP.out`, then write report.json."""
     from flinklab.cli.run_view import LiveProgress, render_run
-    from flinklab.labs.runner import run_lab, select_steps
+    from flinklab.course.runner import run_lab, select_steps, skip_reasons
 
     settings = settings_from(workspace_root=workspace, data_dir=data_dir, run_parallel=parallel)
     the_lab = get_lab(lab)
     steps = select_steps(the_lab, only)
-    if not solution and not settings.workspace(the_lab.name).is_dir():
+    where = settings.workspace(the_lab.name)
+    if not solution and not where.is_dir():
         raise UsageError(
-            f"No workspace for {the_lab.name!r} at {settings.workspace(the_lab.name)}.",
+            f"No workspace for {the_lab.name!r} at {where}.",
             f"Write your SQL files there, or run the reference: `flinklab run {the_lab.name} --solution`.",
         )
+    if not solution:
+        skipped, missing = skip_reasons(the_lab, steps, where)
+        if len(skipped) == len(steps):  # nothing could run: say which files, before asking for a cluster
+            raise UsageError(
+                f"Nothing to run in {where}: {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing.",
+                f"Write them (see `flinklab labs {the_lab.name}`), or run the reference: "
+                f"`flinklab run {the_lab.name} --solution`.",
+            )
     _require_cluster(settings)  # after the inputs are checked, before anything is installed or written
     with LiveProgress(settings, steps) as progress:
         run = run_lab(settings, the_lab, solution=solution, only=only, progress=progress)
@@ -86,7 +97,7 @@ def check_command(
     data_dir: Annotated[Optional[Path], typer.Option("--data-dir", help=DATA_DIR_HELP)] = None,
 ) -> None:
     """Grade the saved work (never asks the cluster). Exit 0 all pass, 1 a check failed, 2 could not grade."""
-    from flinklab.grading.grader import grade_lab, grading_context, lab_files
+    from flinklab.course.grader import grade_lab, grading_context, lab_files
     from flinklab.grading.render import refuse_lab_files, render_report, write_json, write_junit
 
     settings = settings_from(workspace_root=workspace, data_dir=data_dir)
@@ -100,9 +111,10 @@ def check_command(
             backup = write(report, path)
             console.print(f"Wrote {path}" + (f" (the file that was there is now {backup.name})" if backup else ""))
     if html_file is not None:
-        from flinklab.pictures.html_report import write_html
+        from flinklab.course.html_report import write_html
 
-        console.print(f"Wrote {write_html(report, html_file, grading_context(settings, the_lab))}", soft_wrap=True)
+        written = write_html(report, html_file, grading_context(settings, the_lab), the_lab)
+        console.print(f"Wrote {written}", soft_wrap=True)
     raise typer.Exit(int(ExitStatus.SUCCESS if report.all_passed else ExitStatus.FAILURE))
 
 
@@ -117,35 +129,72 @@ def fixtures_generate(
         int, typer.Option("--scale", help="Multiply the volume (1 or more); every case the lab relies on stays.")
     ] = 1,
     out: Annotated[
-        Optional[Path], typer.Option("--out", help="Output dir (default: the project's fixtures/).")
+        Optional[Path], typer.Option("--out", help=(
+            "Output dir. Default: each lab's own data folder inside its installed package (LAB/data/, package "
+            "data), which is what `flink-up` provisions into the data dir; in a checkout, the committed CSVs."))
     ] = None,
 ) -> None:
     """Write the labs' CSVs (deterministic for a seed and scale)."""
-    from flinklab.labs.fixtures_io import write_fixtures
+    from flinklab.course.fixtures_io import write_fixtures
 
-    settings = settings_from()
-    out_dir = out.expanduser() if out is not None else settings.fixtures_dir
     for name in labs or available_labs():
         the_lab = get_lab(name)
-        for path in write_fixtures(the_lab, out_dir, seed=seed, scale=scale):
+        for path in write_fixtures(the_lab, out.expanduser() if out is not None else None, seed=seed, scale=scale):
             rows = path.read_bytes().count(b"\n")
             console.print(f"{name}: {path} ({rows} rows)")
 
 
-@command("labs")
-def labs_command() -> None:
-    """List the labs and their steps."""
-    from rich.table import Table
+def _lab_table(the_lab: Lab) -> Table:
+    table = Table(title=f"{the_lab.name}: {the_lab.title}", title_justify="left")
+    for column in ("step", "title", "runs", "mode", "writes"):
+        table.add_column(column, overflow="fold")
+    for step in the_lab.steps:
+        init = f"-i {the_lab.init_file} " if step.uses_init else ""
+        writes = "\n".join((step.out_file, *step.writes))
+        mode = step.mode + (" (expects an error)" if step.expect_error else "")
+        table.add_row(step.id, step.title, f"{init}-f {step.sql_file}", mode, writes)
+    return table
 
-    for name in available_labs():
-        the_lab = get_lab(name)
-        table = Table(title=f"{name}: {the_lab.title}", title_justify="left")
-        for column in ("step", "title", "runs", "mode", "writes"):
-            table.add_column(column, overflow="fold")
-        for step in the_lab.steps:
-            init = f"-i {the_lab.init_file} " if step.uses_init else ""
-            writes = "\n".join((step.out_file, *step.writes))
-            mode = step.mode + (" (expects an error)" if step.expect_error else "")
-            table.add_row(step.id, step.title, f"{init}-f {step.sql_file}", mode, writes)
-        console.print(table)
+
+@command("labs")
+def labs_command(
+    lab: Annotated[Optional[str], typer.Argument(help="Show this lab's guide, step by step.")] = None,
+) -> None:
+    """List the labs and their steps; with LAB, its steps and its guide."""
+    if lab is not None:
+        from flinklab.course.guide import guide_sections
+
+        the_lab = get_lab(lab)
+        console.print(_lab_table(the_lab))
+        sections = guide_sections(the_lab)
+        if not sections:
+            console.print(f"  The lab {the_lab.name!r} has no guide.")
+        for heading, text in sections:
+            from rich.markdown import Markdown
+            from rich.rule import Rule
+
+            if heading:
+                console.print(Rule(heading, align="left"))
+            console.print(Markdown(text))
+        return
+    labs, bad = load_labs()
+    for the_lab in labs:
+        console.print(_lab_table(the_lab))
         console.print(f"  data: {', '.join(the_lab.fixtures.files)}; report: {the_lab.report_file}\n")
+    for exc in bad:  # a broken plug-in is one line; the labs that load are listed above
+        print_error(exc)
+
+
+@command("new-lab")
+def new_lab_command(
+    name: Annotated[str, typer.Argument(help="The lab's name (lower-case letters, digits, _).")],
+    parent: Annotated[Optional[Path], typer.Option("--dir", metavar="DIR", help="Where to write flinklab-NAME/ "
+                                                   "(default: the current directory).")] = None,
+) -> None:
+    """Write the skeleton of a new lab as its own package (a working one-step lab; README "Writing a lab")."""
+    from flinklab.course.newlab import write_skeleton
+
+    root = write_skeleton(name, parent if parent is not None else Path.cwd())
+    console.print(f"Wrote {root}", soft_wrap=True)
+    console.print(f"Next: `pip install -e {root}`, then `flinklab labs {name}` and `flinklab run {name} --solution`.",
+                  soft_wrap=True)

@@ -14,8 +14,8 @@ from rich.table import Table
 
 from flinklab.cli.app import console
 from flinklab.cluster.base import resolve_rest_url
-from flinklab.labs.base import Step
-from flinklab.labs.runner import LabRun, RunProgress, StepRun
+from flinklab.course.lab import Step
+from flinklab.course.runner import LabRun, RunProgress, StepRun
 from flinklab.settings import Settings
 from flinklab.text import first_line
 

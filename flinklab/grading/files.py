@@ -12,6 +12,7 @@ import codecs
 import errno
 import os
 import stat
+import time
 from pathlib import Path
 
 from flinklab.errors import FlinklabError
@@ -112,3 +113,13 @@ def read_text(path: Path | str, *, limit: int = MAX_OUTPUT_BYTES, label: str | N
     name = label or str(path)
     return decode_text(read_bytes(path, limit=limit, label=name), name)
 
+
+def backup_path(path: Path, now: float | None = None) -> Path:
+    """`count.sql.bak-20261130-041500` (with `-2`, `-3`... if that name is taken)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
+    candidate = path.with_name(f"{path.name}.bak-{stamp}")
+    n = 2
+    while candidate.exists():
+        candidate = path.with_name(f"{path.name}.bak-{stamp}-{n}")
+        n += 1
+    return candidate

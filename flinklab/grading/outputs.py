@@ -79,6 +79,15 @@ def format_number(value: Any, *, keep_zeros: bool = False) -> str:
     return format(number.normalize(), "f")
 
 
+#: An error-to-hint map: (phrases an error reason must all contain, the hint it gets), first match wins.
+ErrorHints = Sequence[tuple[tuple[str, ...], str]]
+
+
+def hint_for_error(reason: str, hints: ErrorHints, default: str) -> str:
+    """The hint of the first entry of `hints` whose phrases all appear in `reason`; else `default`."""
+    return next((hint for phrases, hint in hints if all(p in reason for p in phrases)), default)
+
+
 def run_hint(lab: str, step: str) -> str:
     """The hint for a step whose output is missing: how to run it by hand, or with flinklab."""
     return (f"Run the {step} step: `sql-client.sh -i ddl.sql -f {step}.sql > {step}.out 2>&1` in the workspace "

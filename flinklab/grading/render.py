@@ -158,7 +158,7 @@ def _written_by_flinklab(path: Path) -> bool:
 def write_output(path: Path, data: bytes) -> Path | None:
     """Write a grading result whole (via a temporary name, so no half-written file is left); an existing file
     that is not a previous grading result is first copied to `FILE.bak-TIMESTAMP`, which is returned."""
-    from flinklab.labs.solution import backup_path
+    from flinklab.grading.files import backup_path
 
     backup = None
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")

@@ -12,10 +12,10 @@ from decimal import Decimal
 from typing import Any
 
 from flinklab.grading.checks import CheckResult, failed, passed
+from flinklab.grading.context import GradingContext
 from flinklab.grading.files import MAX_JSON_BYTES, FileReadError
 from flinklab.grading.outputs import format_number
 from flinklab.grading.values import as_decimal, clip, numbers_close
-from flinklab.labs.base import GradingContext
 
 STEP = "report"
 

@@ -2,13 +2,13 @@
 
 Lab text: shared seeds 003 (steps) and 001 (concepts). Everything the lab knows lives in this package: the data
 generator (`fixtures`), the independent answers (`reference`), the checks (`checks`) and report.json (`report`);
-the reference SQL is `sql/joins/`.
+the reference SQL is `sql/`, the committed CSVs `data/` (package data), the plan pictures `pictures`.
 """
 
 from __future__ import annotations
 
-from flinklab.labs.base import FixtureSpec, Lab, Step
-from flinklab.labs.joins import fixtures
+from flinklab.course.lab import FixtureSpec, Lab, LabPictures, Step
+from flinklab.labs.joins import fixtures, pictures
 from flinklab.labs.joins.checks import checks
 from flinklab.labs.joins.report import REPORT_FIELDS, build_report
 
@@ -34,4 +34,7 @@ LAB = Lab(
     report_fields=REPORT_FIELDS,
     build_report=build_report,
     checks=checks,
+    package=__name__,
+    guide_file="guide.md",
+    pictures=LabPictures(step=pictures.step_pictures),
 )

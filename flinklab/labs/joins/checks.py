@@ -13,13 +13,13 @@ from typing import Any
 
 from flinklab.grading.changelog import final_rows, fold_by_key
 from flinklab.grading.checks import CheckResult, failed, passed
+from flinklab.grading.context import GradingContext
 from flinklab.grading.files import FileReadError
 from flinklab.grading.outputs import StepChecks, format_number, read_step, run_hint
 from flinklab.grading.parse import ResultTable
 from flinklab.grading.plans import Plan, PlanError, dig, load_plan, state_entries
 from flinklab.grading.report_checks import report_field_checks
 from flinklab.grading.values import as_decimal, as_int, as_timestamp, clip, compare_rows, numbers_close
-from flinklab.labs.base import GradingContext
 from flinklab.labs.joins import reference as ref
 from flinklab.labs.joins.report import INTEGER_FIELDS, REPORT_FIELDS, plus_rows
 from flinklab.version import FLINK_VERSION

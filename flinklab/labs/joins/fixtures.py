@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 
-from flinklab.labs.base import Rows
+from flinklab.course.lab import Rows
 
 USERS = "joins_users.csv"
 ORDERS = "joins_orders.csv"

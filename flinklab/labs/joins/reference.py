@@ -14,8 +14,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import NamedTuple
 
-from flinklab.labs.base import Rows
-from flinklab.labs.fixtures_io import Column, decimal_cell, read_csv, text_cell, time_cell
+from flinklab.course.fixtures_io import Column, decimal_cell, read_csv, text_cell, time_cell
+from flinklab.course.lab import Rows
 from flinklab.labs.joins.fixtures import FILES, ORDERS, RATES, SHIPMENTS, USERS, parse_time
 
 INTERVAL = timedelta(hours=2)

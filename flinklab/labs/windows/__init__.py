@@ -1,16 +1,17 @@
 """The windows lab: TUMBLE, HOP, CUMULATE and SESSION window TVFs, window aggregation and window Top-N over 119 orders.
 
 Lab text: shared seeds 000 (Japanese) and 002 (Chinese), concepts and the closing "what the lab does"; the guide is
-`labs/windows/README.md`. Everything the lab knows lives in this package: the data generator (`fixtures`), the
+`guide.md`. Everything the lab knows lives in this package: the data generator (`fixtures`), the
 independent answers (`reference`), the checks (`checks`) and report.json (`report`); the reference SQL is
-`sql/windows/`.
+`sql/`, the committed CSV `data/` (package data), the timeline pictures `pictures`.
 """
 
 from __future__ import annotations
 
-from flinklab.labs.base import FixtureSpec, Lab, Step
+from flinklab.course.lab import FixtureSpec, Lab, LabPictures, Step
 from flinklab.labs.windows import fixtures
 from flinklab.labs.windows.checks import checks
+from flinklab.labs.windows.pictures import hooks
 from flinklab.labs.windows.report import REPORT_FIELDS, build_report
 
 LAB = Lab(
@@ -37,4 +38,12 @@ LAB = Lab(
     report_fields=REPORT_FIELDS,
     build_report=build_report,
     checks=checks,
+    package=__name__,
+    guide_file="guide.md",
+    pictures=LabPictures(
+        step=hooks.step_pictures, show=hooks.show,
+        show_help="The windows lab's orders and windows on an event-time axis; your saved output against the "
+                  "expected one.",
+        step_help="tumble, tumble_agg, hop, cumulate or session (default: the four window kinds).",
+    ),
 )

@@ -14,10 +14,18 @@ from typing import Any
 
 from flinklab.grading.changelog import final_rows
 from flinklab.grading.checks import CheckResult, failed, passed
-from flinklab.grading.outputs import StepChecks, error_line, format_number, read_step, run_hint
+from flinklab.grading.context import GradingContext
+from flinklab.grading.outputs import (
+    ErrorHints,
+    StepChecks,
+    error_line,
+    format_number,
+    hint_for_error,
+    read_step,
+    run_hint,
+)
 from flinklab.grading.report_checks import report_field_checks
 from flinklab.grading.values import RowDiff, as_int, as_timestamp, compare_rows
-from flinklab.labs.base import GradingContext
 from flinklab.labs.windows import reference as ref
 from flinklab.labs.windows.fixtures import FILE
 from flinklab.labs.windows.report import FIELD_SOURCES, REPORT_FIELDS
@@ -92,16 +100,19 @@ class _Output(StepChecks):
         return sorted(op for op in self.table.ops_seen() if op != "+I")
 
 
+#: What Flink's error reasons mean in this lab (grading.outputs.hint_for_error).
+ERROR_HINTS: ErrorHints = (
+    (("Unaligned windows like session are not supported in batch mode",),
+     "SESSION windows work in streaming mode only: " + STREAMING_HINT),
+    (("integral multiple of slide",), HOP_REVERSED_HINT),
+    (("integral multiple of step",), CUMULATE_REVERSED_HINT),
+    (("not found", "orders"),
+     "The orders table is missing: run with `-i ddl.sql` (the runner does) and check ddl.sql."),
+)
+
+
 def _error_hint(step: str, reason: str) -> str:
-    if "Unaligned windows like session are not supported in batch mode" in reason:
-        return "SESSION windows work in streaming mode only: " + STREAMING_HINT
-    if "integral multiple of slide" in reason:
-        return HOP_REVERSED_HINT
-    if "integral multiple of step" in reason:
-        return CUMULATE_REVERSED_HINT
-    if "not found" in reason and "orders" in reason:
-        return "The orders table is missing: run with `-i ddl.sql` (the runner does) and check ddl.sql."
-    return f"Fix {step}.sql and run the step again."
+    return hint_for_error(reason, ERROR_HINTS, f"Fix {step}.sql and run the step again.")
 
 
 def _rows_check(out: _Output, name: str, points: float, expected: list[tuple],

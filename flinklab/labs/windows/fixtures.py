@@ -15,7 +15,7 @@ import random
 from collections import defaultdict
 from datetime import datetime, timedelta
 
-from flinklab.labs.base import Rows
+from flinklab.course.lab import Rows
 
 FILE = "windows_orders.csv"
 ORDERS_PER_BLOCK = 119

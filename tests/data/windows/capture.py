@@ -19,8 +19,8 @@ sys.path.insert(0, str(HERE.parents[1]))  # tests/, for labtools
 
 from labtools import capture_lab, save_outputs  # noqa: E402
 
-from flinklab.labs.fixtures_io import render_csv  # noqa: E402
-from flinklab.labs.runner import run_lab  # noqa: E402
+from flinklab.course.fixtures_io import render_csv  # noqa: E402
+from flinklab.course.runner import run_lab  # noqa: E402
 from flinklab.labs.windows import LAB  # noqa: E402
 from flinklab.labs.windows import reference as ref  # noqa: E402
 from flinklab.labs.windows.fixtures import FILE  # noqa: E402

@@ -1,0 +1,150 @@
+"""A lab is data: steps, files, report fields, reference solution, fixtures, checks and what it can draw.
+
+A lab is a Python package exposing `LAB: Lab`, registered under the entry-point group `flinklab.labs` (see
+flinklab.course.registry); its reference SQL is the package's `sql/` folder and its CSVs its `data/` folder
+(package data, so a wheel has them). The runner, the grader and the backends know no lab by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Literal
+
+from flinklab.grading.checks import CheckResult
+from flinklab.grading.context import GradingContext
+
+if TYPE_CHECKING:  # the picture model loads with a picture: `flinklab --help` and `check` need none
+    from flinklab.pictures.picture import Picture
+
+Mode = Literal["batch", "streaming"]
+#: One CSV's rows, already formatted as strings, in file order.
+Rows = list[tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step: run `sql-client.sh -i <init> -f <sql_file> > <out_file> 2>&1` in the workspace.
+
+    `mode` is what the step's SQL must set (the reference solution's SET line); the runner does not force it:
+    a learner who forgets `SET 'execution.runtime-mode'` gets the default (streaming), and the grader notices.
+    `writes` are files the step creates that Flink refuses to overwrite (COMPILE PLAN targets): the runner removes
+    them before running the step.
+    """
+
+    id: str
+    title: str
+    sql_file: str
+    out_file: str
+    mode: Mode = "streaming"
+    writes: tuple[str, ...] = ()
+    uses_init: bool = True
+    #: the step's lesson is an error (e.g. reversed HOP arguments): its saved output must show `[ERROR]`
+    expect_error: bool = False
+
+
+@dataclass(frozen=True)
+class FixtureSpec:
+    """The lab's data: CSV file names and a deterministic generator."""
+
+    files: tuple[str, ...]  # e.g. ("joins_users.csv", ...), written to fixtures/ and provisioned to the data dir
+    #: generate(seed, scale) -> {file name: rows}; rows are string tuples written as CSV without header
+    generate: Callable[[int, int], dict[str, Rows]]
+    default_seed: int = 42
+
+
+@dataclass(frozen=True)
+class LabPictures:
+    """What a lab can draw (every part optional).
+
+    `step` draws a failed step for the HTML report of `flinklab check --html` (an empty list: no picture);
+    `show` is `flinklab show LAB [STEP] [--from HH:MM] [--to HH:MM] [--svg FILE]`: it gets the settings, the step
+    (or None), the range, the terminal width and the SVG path (or None) and returns a rich renderable and the SVG
+    file it wrote (or None).
+    """
+
+    step: Callable[[GradingContext, str], list[Picture]] | None = None
+    show: Callable[..., tuple[object, Path | None]] | None = None
+    #: the one-line help of `flinklab show LAB` and of its STEP argument
+    show_help: str = ""
+    step_help: str = ""
+
+
+@dataclass(frozen=True)
+class Lab:
+    """One lab. `package` is the lab's Python package (its `sql/` and `data/` folders are found beside it)."""
+
+    name: str
+    title: str
+    steps: tuple[Step, ...]
+    fixtures: FixtureSpec
+    #: report.json field names, in order
+    report_fields: tuple[str, ...]
+    #: build the report from the saved outputs in the workspace, the way the lab tells a learner to
+    build_report: Callable[[Path], dict]
+    #: grade the saved work: every requirement one CheckResult
+    checks: Callable[[GradingContext], Sequence[CheckResult]]
+    init_file: str = "ddl.sql"
+    report_file: str = "report.json"
+    #: extra files of the reference solution that are not a step's sql_file (e.g. none); ddl.sql is always included
+    extra_solution_files: tuple[str, ...] = field(default=())
+    #: the lab's Python package (`__name__` of the module defining LAB): sql/ and data/ are found in its folder
+    package: str = ""
+    #: a folder holding sql/ and data/ instead of the package's (a lab under construction, tests)
+    home: Path | None = None
+    pictures: LabPictures = field(default_factory=LabPictures)
+    #: the guide (Markdown in the package, `##` per step), printed by `flinklab labs LAB`; "" when none
+    guide_file: str = ""
+
+    def step(self, step_id: str) -> Step:
+        for step in self.steps:
+            if step.id == step_id:
+                return step
+        from flinklab.errors import UsageError
+
+        raise UsageError(
+            f"Lab {self.name!r} has no step {step_id!r}.",
+            f"Steps: {', '.join(s.id for s in self.steps)}.",
+        )
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """Every workspace file the lab reads or the learner writes: SQL, outputs, compiled plans, the report."""
+        names = [*self.solution_files, *(s.out_file for s in self.steps), *(w for s in self.steps for w in s.writes),
+                 self.report_file]
+        return tuple(dict.fromkeys(names))
+
+    @property
+    def root(self) -> Path:
+        """The lab package's folder (its sql/ and data/ are package data)."""
+        if self.home is not None:
+            return self.home
+        import importlib
+
+        if not self.package:
+            from flinklab.errors import UsageError
+
+            raise UsageError(f"Lab {self.name!r} names no package, so its SQL and data cannot be found.",
+                             "Give the Lab package=__name__ (or home=FOLDER).")
+        module = importlib.import_module(self.package)
+        return Path(module.__file__ or "").resolve().parent
+
+    @property
+    def solution_dir(self) -> Path:
+        """Where the reference SQL is: the package's sql/ folder."""
+        return self.root / "sql"
+
+    @property
+    def data_dir(self) -> Path:
+        """Where the lab's committed CSVs are: the package's data/ folder."""
+        return self.root / "data"
+
+    def data_files(self) -> list[Path]:
+        """The lab's committed CSVs, in the order of `fixtures.files`."""
+        return [self.data_dir / name for name in self.fixtures.files]
+
+    @property
+    def solution_files(self) -> tuple[str, ...]:
+        files = [self.init_file, *(s.sql_file for s in self.steps), *self.extra_solution_files]
+        return tuple(dict.fromkeys(files))

@@ -1,0 +1,77 @@
+"""Lab discovery: a lab is any installed package that registers its `LAB` under the entry-point group
+`flinklab.labs` (the built-in joins and windows labs do it in flinklab's own pyproject.toml):
+
+    [project.entry-points."flinklab.labs"]
+    mylab = "flinklab_mylab:LAB"
+
+A plug-in that cannot be loaded (an import error, an object that is not a Lab, a name that is not its entry's) is
+one line naming it; the other labs keep working.
+"""
+
+from __future__ import annotations
+
+import sys
+from functools import cache
+from importlib import metadata
+
+from flinklab.course.lab import Lab
+from flinklab.errors import UsageError
+
+GROUP = "flinklab.labs"
+
+
+class BadLabError(UsageError):
+    """A registered lab plug-in that cannot be loaded."""
+
+
+def _entry_points() -> dict[str, metadata.EntryPoint]:
+    if sys.version_info >= (3, 10):
+        found = metadata.entry_points(group=GROUP)
+    else:  # pragma: no cover - Python 3.9's entry_points() is a dict of groups
+        found = metadata.entry_points().get(GROUP, [])
+    # The first of two distributions registering one name wins (an editable install seen twice is one lab).
+    points: dict[str, metadata.EntryPoint] = {}
+    for point in found:
+        points.setdefault(point.name, point)
+    return points
+
+
+def available_labs() -> list[str]:
+    """The registered lab names, sorted (loading none of them)."""
+    return sorted(_entry_points())
+
+
+@cache
+def _load(name: str, value: str) -> Lab:
+    point = _entry_points()[name]
+    hint = f"Reinstall or uninstall the package that registers {name!r} under the entry-point group {GROUP!r}."
+    try:
+        lab = point.load()
+    except Exception as exc:  # noqa: BLE001 - any error of a third-party plug-in is one line, not a traceback
+        raise BadLabError(f"The lab plug-in {name!r} ({value}) cannot be loaded: {type(exc).__name__}: {exc}",
+                          hint) from None
+    if not isinstance(lab, Lab):
+        raise BadLabError(f"The lab plug-in {name!r} ({value}) is a {type(lab).__name__}, not a flinklab Lab.", hint)
+    if lab.name != name:
+        raise BadLabError(f"The lab plug-in {name!r} ({value}) is the lab {lab.name!r}; the names must agree.", hint)
+    return lab
+
+
+def get_lab(name: str) -> Lab:
+    """The lab registered as `name`; UsageError (one line) for an unknown name or a plug-in that cannot load."""
+    points = _entry_points()
+    if name not in points:
+        raise UsageError(f"Unknown lab {name!r}.", f"Labs: {', '.join(sorted(points)) or 'none'}.")
+    return _load(name, points[name].value)
+
+
+def load_labs() -> tuple[list[Lab], list[BadLabError]]:
+    """Every lab that loads, and one error per plug-in that does not."""
+    labs: list[Lab] = []
+    bad: list[BadLabError] = []
+    for name in available_labs():
+        try:
+            labs.append(get_lab(name))
+        except BadLabError as exc:
+            bad.append(exc)
+    return labs, bad

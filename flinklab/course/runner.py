@@ -1,0 +1,383 @@
+"""Run a lab's steps the way a learner would, through the SQL gateway.
+
+Each step does exactly what `sql-client.sh -i ddl.sql -f STEP.sql > STEP.out 2>&1` does: a fresh gateway session
+per step (as each `sql-client.sh` call has its own), all steps over one connection to the gateway that `flink-up`
+started. Steps are independent (each reads ddl.sql and its own file, and writes only its own outputs), so up to
+`run_parallel` of them run at once, which hides each step's planning and result fetching behind another's job. A
+failing step does not stop the run: the real client stops at the first failing statement of a file, but the
+learner runs every file anyway. A watch on the cluster ends the run within seconds when the JobManager dies.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from flinklab.cluster.base import resolve_rest_url
+from flinklab.course.lab import Lab, Step
+from flinklab.course.solution import InstallResult, install_solution, write_keeping_backup
+from flinklab.errors import ClusterError, FlinklabError, UsageError
+from flinklab.flink.rest import FlinkRest, RestUnavailable
+from flinklab.settings import Settings
+from flinklab.text import first_line
+
+if TYPE_CHECKING:
+    from flinklab.sqlclient.client import SqlClient
+
+
+class RunProgress:
+    """Callbacks for a live display; every method is a no-op here."""
+
+    def step_started(self, step: Step) -> None: ...
+
+    def statement_started(self, step: Step, index: int, statement: str) -> None: ...
+
+    def statement_finished(self, step: Step, outcome: Any) -> None: ...
+
+    def step_finished(self, run: StepRun) -> None: ...
+
+
+@dataclass
+class StepRun:
+    step: Step
+    out_file: Path
+    ran: bool = False  # False: skipped (its SQL file or the init file is missing, or the cluster went away)
+    ok: bool = False  # ran and did what the step expects (succeeded, or failed when expect_error)
+    statements_ok: bool = False  # every statement succeeded
+    seconds: float = 0.0
+    job_ids: list[str] = field(default_factory=list)
+    statements: int = 0
+    error: str = ""  # the first error line, or why the step was skipped
+    partial_file: Path | None = None  # what an interrupted step printed (its STEP.out was left unchanged)
+
+    @property
+    def status(self) -> str:
+        if not self.ran:
+            return "skipped"
+        if self.step.expect_error:
+            return "ok (rejected)" if self.ok else "failed (expected a rejection)"
+        return "ok" if self.ok else "failed"
+
+
+@dataclass
+class LabRun:
+    lab: Lab
+    workspace: Path
+    solution: bool
+    steps: list[StepRun] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # workspace files the run needed and did not find
+    install: InstallResult | None = None
+    report_path: Path | None = None  # set when report.json was written
+    report_error: str = ""  # why it was not
+    report_backup: Path | None = None  # a different report.json that was there before, moved aside
+    wall_seconds: float = 0.0
+    #: per job id, the duration Flink reports (seconds); None where the REST API did not say
+    job_durations: dict[str, float | None] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.steps) and all(s.ok for s in self.steps)
+
+    @property
+    def job_ids(self) -> list[str]:
+        return [job for s in self.steps for job in s.job_ids]
+
+    @property
+    def job_seconds(self) -> float | None:
+        """Sum of the Flink job durations; None when no duration is known."""
+        known = [d for d in self.job_durations.values() if d is not None]
+        return sum(known) if known else None
+
+
+class _StepListener:
+    """Adapts the runner's RunListener calls to RunProgress for one step."""
+
+    def __init__(self, step: Step, progress: RunProgress):
+        self.step = step
+        self.progress = progress
+
+    def statement_started(self, index: int, statement: str) -> None:
+        self.progress.statement_started(self.step, index, statement)
+
+    def statement_finished(self, outcome: Any) -> None:
+        self.progress.statement_finished(self.step, outcome)
+
+
+def select_steps(lab: Lab, only: str | None) -> list[Step]:
+    """The steps a run covers: just `only` (an unknown id is a UsageError), else all of them."""
+    return [lab.step(only)] if only else list(lab.steps)
+
+
+def run_step(client: SqlClient, lab: Lab, step: Step, workspace: Path, progress: RunProgress) -> StepRun:
+    """`sql-client.sh -i ddl.sql -f STEP.sql > STEP.out 2>&1` for one step, through `client`."""
+    from flinklab.sqlclient.client import run_invocation
+
+    run = StepRun(step=step, out_file=workspace / step.out_file, ran=True)
+    for name in step.writes:  # Flink refuses to overwrite a compiled plan
+        (workspace / name).unlink(missing_ok=True)
+    init_files = [workspace / lab.init_file] if step.uses_init else []
+    tmp = run.out_file.with_name(f".{run.out_file.name}.tmp")
+    started = time.monotonic()
+    try:
+        with tmp.open("w", encoding="utf-8", newline="") as out:
+            result = run_invocation(
+                client,
+                out,
+                init_files=init_files,
+                script_file=workspace / step.sql_file,
+                listener=_StepListener(step, progress),
+            )
+    except FlinklabError as exc:  # the cluster or the gateway went away (the watch aborted the client), ...
+        # Not the step's output: a previous complete STEP.out stays; what was printed is kept aside, by a name
+        # no one takes for a finished output.
+        run.seconds = time.monotonic() - started
+        run.error = exc.message
+        run.partial_file = _keep_partial(tmp, run.out_file)
+        raise _StepAborted(run, exc) from exc
+    except OSError as exc:  # the workspace is full, or became unwritable
+        tmp.unlink(missing_ok=True)
+        raise OutputWriteError(run.out_file, exc) from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    try:
+        tmp.replace(run.out_file)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise OutputWriteError(run.out_file, exc) from None
+    run.seconds = time.monotonic() - started
+    run.statements = len(result.statements)
+    run.job_ids = list(result.job_ids)
+    run.statements_ok = bool(result.ok)
+    failing = next((s for s in result.statements if not s.ok), None)
+    run.error = first_line(failing.error) if failing is not None else ""
+    if step.expect_error:
+        run.ok = not result.ok
+        if result.ok:
+            run.error = "every statement succeeded, but this step's lesson is Flink's rejection"
+    else:
+        run.ok = bool(result.ok)
+    return run
+
+
+class OutputWriteError(FlinklabError):
+    """A step's output (or report.json) could not be written; the previous file, if any, is left as it was."""
+
+    def __init__(self, path: Path, exc: OSError):
+        super().__init__(f"Cannot write {path}: {exc.strerror or exc}; the previous {path.name}, if any, is "
+                         f"unchanged.", f"Free some space in {path.parent} (or fix its permissions) and run again.")
+
+
+def _keep_partial(tmp: Path, out_file: Path) -> Path | None:
+    """Move a step's interrupted output to `STEP.out.partial` (None when nothing was printed)."""
+    try:
+        if tmp.stat().st_size == 0:
+            tmp.unlink()
+            return None
+        partial = out_file.with_name(out_file.name + ".partial")
+        tmp.replace(partial)
+        return partial
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        return None
+
+
+class _RunStopped(Exception):
+    """What the other steps of a parallel run raise once one step ended the run (Ctrl-C, an unwritable output)."""
+
+
+class _StepAborted(Exception):
+    def __init__(self, run: StepRun, cause: FlinklabError):
+        super().__init__(cause.message)
+        self.run = run
+        self.cause = cause
+
+
+def _cluster_gone(aborted: _StepAborted) -> ClusterError:
+    """The one-line error of a run whose cluster or gateway went away during step `aborted.run`."""
+    run = aborted.run
+    kept = f"; what it printed is in {run.partial_file.name}" if run.partial_file else ""
+    return ClusterError(
+        f"{aborted.cause.message.rstrip('.')}: the run stopped at step {run.step.id} ({run.out_file.name} is "
+        f"unchanged{kept}; no report written).",
+        aborted.cause.hint or "Repair the cluster with `flink-up`, then run again.",
+    )
+
+
+def _parallelism(client: SqlClient | None, wanted: int, runnable: int) -> int:
+    """How many steps to run at once: `wanted`, but no more than there are steps or free slots (a class sharing
+    one cluster keeps the slots for each other)."""
+    if client is None or runnable <= 1 or wanted <= 1:
+        return 1
+    free = wanted
+    if client.cluster_url is not None:
+        try:
+            free = int(FlinkRest(client.cluster_url, timeout=5).overview().get("slots-available", wanted))
+        except (RestUnavailable, TypeError, ValueError):
+            free = 1
+    return max(1, min(wanted, runnable, free))
+
+
+def _run_steps(client: SqlClient | None, lab: Lab, steps: list[Step], workspace: Path, skip_reason: dict[str, str],
+               progress: RunProgress, parallel: int) -> list[StepRun]:
+    """Every step's run, in the lab's order: one at a time, or up to `parallel` at once on threads sharing the
+    client. A batch step runs alone (its job may take a slot per region). When the cluster or the gateway goes
+    away (ClusterError), the other steps are stopped and the run ends with one error; Ctrl-C stops them all too."""
+
+    def one(step: Step) -> StepRun:
+        reason = skip_reason.get(step.id)
+        if reason:
+            step_run = StepRun(step=step, out_file=workspace / step.out_file, error=reason)
+            progress.step_finished(step_run)
+            return step_run
+        assert client is not None
+        progress.step_started(step)
+        try:
+            step_run = run_step(client, lab, step, workspace, progress)
+        except _StepAborted as aborted:
+            progress.step_finished(aborted.run)
+            if isinstance(aborted.cause, ClusterError):
+                raise  # later steps would only wait and fail, and a report would grade a half-run lab
+            return aborted.run
+        progress.step_finished(step_run)
+        return step_run
+
+    try:
+        if parallel <= 1 or client is None:
+            return [one(step) for step in steps]
+        runs: dict[str, StepRun] = {}
+        with ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="flinklab-step") as pool:
+            running: list[tuple[Step, Future[StepRun]]] = []
+            try:
+                for step in steps:
+                    if step.mode == "batch" and step.id not in skip_reason:
+                        _collect(running, runs)
+                        runs[step.id] = one(step)
+                    else:
+                        running.append((step, pool.submit(one, step)))
+                _collect(running, runs)
+            except BaseException as exc:
+                for _, future in running:
+                    future.cancel()
+                stop: BaseException = exc.cause if isinstance(exc, _StepAborted) else _RunStopped()
+                client.abort(lambda: copy.copy(stop))  # the running steps stop at their next call
+                raise
+        return [runs[step.id] for step in steps]
+    except _StepAborted as aborted:
+        raise _cluster_gone(aborted) from None
+
+
+def _collect(running: list[tuple[Step, Future[StepRun]]], runs: dict[str, StepRun]) -> None:
+    """Wait for the steps in `running`, in order, into `runs` (the first one's exception is raised)."""
+    while running:
+        step, future = running[0]
+        runs[step.id] = future.result()
+        running.pop(0)
+
+
+def job_durations(settings: Settings, job_ids: list[str]) -> dict[str, float | None]:
+    """Each job's duration per the REST API (seconds); None for a job it did not describe."""
+    rest = FlinkRest(resolve_rest_url(settings))  # the running cluster's endpoint, as the runner used
+    durations: dict[str, float | None] = {}
+    for job_id in job_ids:
+        try:
+            duration = rest.job(job_id).get("duration")
+            durations[job_id] = (
+                duration / 1000.0 if isinstance(duration, (int, float)) and duration >= 0 else None
+            )
+        except RestUnavailable:
+            durations[job_id] = None
+    return durations
+
+
+def write_report(lab: Lab, workspace: Path, run: LabRun) -> None:
+    """report.json from the saved outputs; a different existing report is moved to a backup first."""
+    try:
+        report = lab.build_report(workspace)
+    except FlinklabError as exc:
+        run.report_error = exc.message + (f" ({exc.hint})" if exc.hint else "")
+        return
+    text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    written = InstallResult(workspace=workspace)
+    path = workspace / lab.report_file
+    try:
+        write_keeping_backup(path, text, written)
+    except OSError as exc:  # a full workspace: no half-written report.json (a replaced one was backed up first)
+        path.with_name(f".{path.name}.tmp").unlink(missing_ok=True)
+        raise OutputWriteError(path, exc) from None
+    run.report_path = workspace / lab.report_file
+    if written.backups:
+        run.report_backup = written.backups[0][1]
+
+
+def skip_reasons(lab: Lab, steps: list[Step], workspace: Path) -> tuple[dict[str, str], list[str]]:
+    """Why each step that cannot run is skipped (its SQL file or the init file is missing), and the missing
+    workspace files, sorted."""
+    init_missing = not (workspace / lab.init_file).is_file()
+    skip_reason: dict[str, str] = {}
+    for step in steps:
+        if not (workspace / step.sql_file).is_file():
+            skip_reason[step.id] = f"{step.sql_file} is missing"
+        elif step.uses_init and init_missing:
+            skip_reason[step.id] = f"needs {lab.init_file}, which is missing"
+    needed = {s.sql_file for s in steps} | ({lab.init_file} if any(s.uses_init for s in steps) else set())
+    return skip_reason, sorted(name for name in needed if not (workspace / name).is_file())
+
+
+def run_lab(
+    settings: Settings,
+    lab: Lab,
+    *,
+    solution: bool = False,
+    only: str | None = None,
+    client: SqlClient | None = None,
+    progress: RunProgress | None = None,
+    parallel: int | None = None,
+) -> LabRun:
+    """Run the lab's steps (or just `only`) in its workspace and write report.json.
+
+    Without `solution`, the learner's files run; missing ones are skipped and listed. With `solution`, the
+    reference SQL is installed first (the learner's differing files are backed up). One SqlClient for all steps:
+    `client` if given (left open), else one created here and closed at the end. Up to `parallel` steps run at
+    once (default `settings.run_parallel`; never more than the cluster's free slots); the results are the same
+    as one at a time, as each step has its own session and writes only its own files.
+    """
+    progress = progress or RunProgress()
+    steps = select_steps(lab, only)
+    workspace = settings.workspace(lab.name)
+    run = LabRun(lab=lab, workspace=workspace, solution=solution)
+    started = time.monotonic()
+    if solution:
+        run.install = install_solution(settings, lab)
+    elif not workspace.is_dir():
+        raise UsageError(
+            f"No workspace for {lab.name!r} at {workspace}.",
+            f"Write your SQL files there, or run the reference: `flinklab run {lab.name} --solution`.",
+        )
+
+    skip_reason, run.missing = skip_reasons(lab, steps, workspace)
+
+    own_client = client is None and len(skip_reason) < len(steps)
+    if own_client:
+        from flinklab.environment.client import SqlClient
+
+        client = SqlClient(settings)
+    try:
+        wanted = settings.run_parallel if parallel is None else parallel
+        with client.watching() if client is not None else nullcontext():
+            run.steps = _run_steps(client, lab, steps, workspace, skip_reason, progress,
+                                   _parallelism(client, wanted, len(steps) - len(skip_reason)))
+    finally:
+        if own_client and client is not None:
+            client.close()
+
+    write_report(lab, workspace, run)
+    run.job_durations = job_durations(settings, run.job_ids)
+    run.wall_seconds = time.monotonic() - started
+    return run
