@@ -13,9 +13,6 @@ from pathlib import Path
 from flinklab.errors import UsageError
 from flinklab.version import DEFAULT_FLINK_IMAGE
 
-#: The project root (where `fixtures/`, `sql/` and `docker-compose.yml` live). The package is installed editable.
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-
 DEFAULT_DATA_DIR = Path("/opt/lab/fixtures/data")
 DEFAULT_REST_PORT = 8081
 DEFAULT_GATEWAY_PORT = 8083
@@ -69,7 +66,6 @@ ENV_VARS: dict[str, str] = {
     "FLINKLAB_TM_MEMORY": "taskmanager_memory",
     "FLINK_IMAGE": "image",
     "FLINKLAB_STARTUP_TIMEOUT": "startup_timeout",
-    "FLINKLAB_HOME": "project_root",
     "FLINKLAB_DOCKER_PROJECT": "docker_project",
     "FLINKLAB_CONTAINER_USER": "container_user",
     "FLINKLAB_CACHE_DIR": "cache_dir",
@@ -123,7 +119,6 @@ class Settings:
     taskmanager_memory: str = DEFAULT_TM_MEMORY  # FLINKLAB_TM_MEMORY (taskmanager.memory.process.size)
     image: str = DEFAULT_FLINK_IMAGE  # FLINK_IMAGE: the Docker backend's image
     startup_timeout: float = 120.0  # FLINKLAB_STARTUP_TIMEOUT seconds
-    project_root: Path = field(default=PROJECT_ROOT)  # FLINKLAB_HOME
     docker_project: str = ""  # FLINKLAB_DOCKER_PROJECT: the docker backend's project name (default from the port)
     container_user: str = ""  # FLINKLAB_CONTAINER_USER: uid[:gid] in the containers (default: see docker.py)
     cache_dir: Path = field(default=Path.home() / ".cache" / "flinklab")  # FLINKLAB_CACHE_DIR (stand-in image)
@@ -152,7 +147,6 @@ class Settings:
             taskmanager_memory=env.get("FLINKLAB_TM_MEMORY") or DEFAULT_TM_MEMORY,
             image=env.get("FLINK_IMAGE") or DEFAULT_FLINK_IMAGE,
             startup_timeout=float(_int(env, "FLINKLAB_STARTUP_TIMEOUT", 120)),
-            project_root=Path(env.get("FLINKLAB_HOME") or PROJECT_ROOT),
             docker_project=env.get("FLINKLAB_DOCKER_PROJECT") or "",
             container_user=env.get("FLINKLAB_CONTAINER_USER") or "",
             cache_dir=Path(env.get("FLINKLAB_CACHE_DIR") or _default_cache_dir(env)),
@@ -168,7 +162,7 @@ class Settings:
         for key, value in overrides.items():
             if value is None:
                 continue
-            if key in ("workspace_root", "data_dir", "state_dir", "project_root", "cache_dir"):
+            if key in ("workspace_root", "data_dir", "state_dir", "cache_dir"):
                 value = Path(str(value)).expanduser()
             clean[key] = value
         return replace(self, **clean) if clean else self
@@ -200,8 +194,3 @@ class Settings:
         """The lab's workspace dir, e.g. /root/flink/joins."""
         return self.workspace_root / lab
 
-    @property
-    def fixtures_dir(self) -> Path:
-        """A folder of extra CSVs to provision (project_root/fixtures; none in this checkout). The labs' own CSVs
-        are their packages' data: flinklab.course.data.lab_data_files."""
-        return self.project_root / "fixtures"

@@ -33,6 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from flinklab.course.data import lab_data_files
 from flinklab.course.registry import get_lab
 from flinklab.course.runner import run_lab
 from flinklab.environment.lifecycle import bring_down, bring_up
@@ -103,10 +104,11 @@ def main() -> int:
         bench_cluster.flink_up_vs_distribution(row, figures, rounds=args.start_rounds)
     try:
         t0 = time.monotonic()
-        bring_up(settings)  # what flink-up does: provision the data, start the gateway and the cluster
+        data = lab_data_files()
+        bring_up(settings, data_files=data)  # what flink-up does: provision the data, start the gateway and the cluster
         cold = time.monotonic() - t0
         t0 = time.monotonic()
-        bring_up(settings)
+        bring_up(settings, data_files=data)
         warm = time.monotonic() - t0
         section("cluster")
         figure("flink-up cold, cluster and gateway to ready (s)", cold)

@@ -5,4 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install.sh --test
 .venv/bin/ruff check flinklab tests scripts
+.venv/bin/lint-imports  # the layers of DESIGN.md, from pyproject.toml
 exec .venv/bin/python -m pytest "$@"

@@ -70,7 +70,7 @@ def flink_cluster(live_settings: Settings):
     from flinklab.environment.lifecycle import bring_down, bring_up
 
     try:
-        bring_up(live_settings, data_files=lab_data_files(live_settings))
+        bring_up(live_settings, data_files=lab_data_files())
         yield live_settings
     finally:
         bring_down(live_settings)

@@ -308,17 +308,17 @@ def test_docker_components_are_named_like_local_ones() -> None:
 
 
 def test_provision_copies_fixtures_once(tmp_path: Path) -> None:
-    project = tmp_path / "proj"
-    (project / "fixtures").mkdir(parents=True)
-    (project / "fixtures" / "a.csv").write_text("1,x\n")
-    (project / "fixtures" / "notes.txt").write_text("not data\n")
-    settings = Settings.from_env({"HOME": str(tmp_path)}, project_root=project, data_dir=tmp_path / "d" / "data")
-    assert provision_data(settings) == [tmp_path / "d" / "data" / "a.csv"]
+    source = tmp_path / "lab" / "a.csv"
+    source.parent.mkdir()
+    source.write_text("1,x\n")
+    (tmp_path / "lab" / "notes.txt").write_text("not data\n")
+    settings = Settings.from_env({"HOME": str(tmp_path)}, data_dir=tmp_path / "d" / "data")
+    assert provision_data(settings, [source]) == [tmp_path / "d" / "data" / "a.csv"]
     assert (tmp_path / "d" / "data" / "a.csv").read_text() == "1,x\n"
-    assert not (tmp_path / "d" / "data" / "notes.txt").exists()
-    assert provision_data(settings) == []  # identical: skipped
-    (project / "fixtures" / "a.csv").write_text("2,y\n")
-    assert provision_data(settings) == [tmp_path / "d" / "data" / "a.csv"]
+    assert not (tmp_path / "d" / "data" / "notes.txt").exists()  # only the files given
+    assert provision_data(settings, [source]) == []  # identical: skipped
+    source.write_text("2,y\n")
+    assert provision_data(settings, [source]) == [tmp_path / "d" / "data" / "a.csv"]
 
 
 def test_provision_into_an_unwritable_dir_says_how_to_choose_another(tmp_path: Path) -> None:
@@ -326,6 +326,6 @@ def test_provision_into_an_unwritable_dir_says_how_to_choose_another(tmp_path: P
     blocker.write_text("a file where the data dir's parent should be")
     settings = Settings.from_env({"HOME": str(tmp_path)}, data_dir=blocker / "data")
     with pytest.raises(UsageError) as info:
-        provision_data(settings)
+        provision_data(settings, [])
     assert "not writable" in info.value.message
     assert "FLINKLAB_DATA_DIR" in info.value.hint and "--data-dir" in info.value.hint

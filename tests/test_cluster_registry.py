@@ -36,7 +36,9 @@ from flinklab.cluster.remote import RemoteDetails
 from flinklab.environment.lifecycle import bring_down, bring_up
 from flinklab.environment.select import backend_for, recorded_backend
 from flinklab.errors import ClusterError, UsageError
-from flinklab.settings import ENV_VARS, PROJECT_ROOT, Settings
+from flinklab.settings import ENV_VARS, Settings
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent  # the checkout
 
 runner = CliRunner()
 FLINKLAB = PROJECT_ROOT / "flinklab"
@@ -154,7 +156,8 @@ def test_a_new_backend_is_one_registry_line(shelf_first, settings: Settings, tmp
     shelf.validate()  # the name is accepted
     backend, reason = backend_for(shelf)
     assert isinstance(backend, ShelfBackend) and reason == "--backend shelf was asked for"
-    result = bring_up(shelf, with_gateway=False)  # the backend by itself (the CLI test below runs a gateway)
+    # the backend by itself (the CLI test below runs a gateway)
+    result = bring_up(shelf, with_gateway=False, data_files=[])
     assert result.status.running and result.copied == []  # reads_local_data = False: nothing provisioned
     record = read_record(settings)
     assert record is not None and record.details == ShelfDetails(shelf="top")
@@ -293,17 +296,17 @@ def test_no_code_outside_the_backends_reads_backend_details() -> None:
 
 def test_bring_up_provisions_only_for_backends_that_read_local_data(shelf_first, settings: Settings,
                                                                     tmp_path: Path) -> None:
-    project = tmp_path / "proj"
-    (project / "fixtures").mkdir(parents=True)
-    (project / "fixtures" / "a.csv").write_text("1,x\n")
-    shelf = settings.with_overrides(backend="shelf", project_root=project)
-    bring_up(shelf, with_gateway=False)
+    (tmp_path / "lab").mkdir()
+    data = [tmp_path / "lab" / "a.csv"]
+    data[0].write_text("1,x\n")
+    shelf = settings.with_overrides(backend="shelf")
+    bring_up(shelf, with_gateway=False, data_files=data)
     assert not (settings.data_dir / "a.csv").exists()  # the shelf reads no local data
     bring_down(shelf)
     ShelfBackend.reads_local_data = True
     try:
         said: list[str] = []
-        result = bring_up(shelf, progress=said.append, with_gateway=False)
+        result = bring_up(shelf, progress=said.append, with_gateway=False, data_files=data)
         assert (settings.data_dir / "a.csv").read_text() == "1,x\n"
         assert result.copied == [str(settings.data_dir / "a.csv")]
         assert said[0] == "backend: shelf (--backend shelf was asked for)"
@@ -313,25 +316,23 @@ def test_bring_up_provisions_only_for_backends_that_read_local_data(shelf_first,
 
 
 def test_backends_do_not_provision_lab_data() -> None:
-    """A backend knows no lab: only the use cases (lifecycle.py, and the data probe for its default file list)
-    use the provisioning."""
+    """A backend knows no lab: only the up use case (lifecycle.py) provisions, with the files its caller names."""
     users = sorted(str(p.relative_to(FLINKLAB)) for p in FLINKLAB.rglob("*.py")
                    if "environment.provision" in p.read_text() and p.name != "provision.py")
-    assert users == ["environment/dataprobe.py", "environment/lifecycle.py"]
+    assert users == ["environment/lifecycle.py"]
 
 
 def test_bring_up_provisions_the_data_files_it_is_given(shelf_first, settings: Settings, tmp_path: Path) -> None:
-    project = tmp_path / "proj"
-    (project / "fixtures").mkdir(parents=True)
-    (project / "fixtures" / "a.csv").write_text("1,x\n")
+    other = tmp_path / "other" / "a.csv"
+    other.parent.mkdir()
+    other.write_text("1,x\n")
     given = tmp_path / "lab" / "b.csv"
     given.parent.mkdir()
     given.write_text("2,y\n")
     ShelfBackend.reads_local_data = True
     try:
-        result = bring_up(settings.with_overrides(backend="shelf", project_root=project), with_gateway=False,
-                          data_files=[given])
-        assert result.copied == [str(settings.data_dir / "b.csv")]  # the list, not the default fixtures/*.csv
+        result = bring_up(settings.with_overrides(backend="shelf"), with_gateway=False, data_files=[given])
+        assert result.copied == [str(settings.data_dir / "b.csv")]  # the list given, nothing else
         assert not (settings.data_dir / "a.csv").exists()
     finally:
         ShelfBackend.reads_local_data = False
@@ -350,7 +351,7 @@ _SAMPLES = {
     "FLINKLAB_REST_HOST": "localhost", "FLINKLAB_REST_PORT": "18081", "FLINKLAB_REST_URL": "http://h:8081",
     "FLINKLAB_BIND_HOST": "0.0.0.0", "FLINKLAB_BACKEND": "remote", "FLINKLAB_TASKMANAGERS": "2",
     "FLINKLAB_SLOTS": "2", "FLINKLAB_JM_MEMORY": "900m", "FLINKLAB_TM_MEMORY": "900m", "FLINK_IMAGE": "f:x",
-    "FLINKLAB_STARTUP_TIMEOUT": "30", "FLINKLAB_HOME": "/p", "FLINKLAB_DOCKER_PROJECT": "class",
+    "FLINKLAB_STARTUP_TIMEOUT": "30", "FLINKLAB_DOCKER_PROJECT": "class",
     "FLINKLAB_CONTAINER_USER": "0:0", "FLINKLAB_CACHE_DIR": "/c", "XDG_CACHE_HOME": "/xc",
     "FLINKLAB_DEBIAN_MIRROR": "http://mirror/debian", "FLINKLAB_GATEWAY_PORT": "18083",
     "FLINKLAB_GATEWAY_JVM_ARGS": "-Xmx1g", "FLINKLAB_RUN_PARALLEL": "1",

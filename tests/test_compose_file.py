@@ -13,8 +13,10 @@ import yaml
 from flinklab.cluster.docker_spec import HEALTHCHECK_TEST, flink_properties, render_properties
 from flinklab.errors import UsageError
 from flinklab.flink.options import cluster_options
-from flinklab.settings import PROJECT_ROOT, Settings
+from flinklab.settings import Settings
 from flinklab.version import DEFAULT_FLINK_IMAGE
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent  # the checkout
 
 COMPOSE = PROJECT_ROOT / "docker-compose.yml"
 _VAR = re.compile(r"\$\{([A-Z_]+):-([^}]*)\}")

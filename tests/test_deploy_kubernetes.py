@@ -3,12 +3,16 @@ options are the ones flinklab's code uses. They are not applied to a Kubernetes 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import yaml
 
 from flinklab.flink.options import BEHAVIOUR_OPTIONS, shape_options
-from flinklab.settings import DEFAULT_DATA_DIR, DEFAULT_REST_PORT, PROJECT_ROOT, Settings
+from flinklab.settings import DEFAULT_DATA_DIR, DEFAULT_REST_PORT, Settings
 from flinklab.version import DEFAULT_FLINK_IMAGE, FLINK_MINOR
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent  # the checkout
 
 DEPLOY = PROJECT_ROOT / "deploy" / "kubernetes"
 

@@ -24,6 +24,7 @@ from docker_fixtures import (  # noqa: F401 - fixtures
 
 from flinklab.cluster.base import read_record
 from flinklab.cluster.docker import DockerBackend
+from flinklab.course.data import lab_data_files
 from flinklab.environment import gateway
 from flinklab.environment.lifecycle import bring_up
 from flinklab.errors import ClusterError
@@ -40,7 +41,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, standin_image: str, docker
     settings = docker_settings(tmp_path_factory.mktemp("docker"), standin_image)
     backend = DockerBackend(settings)
     started = time.monotonic()
-    result = bring_up(settings)  # what flink-up does: provision the lab data, the gateway, the backend's up
+    # what flink-up does: provision the lab data, the gateway, the backend's up
+    result = bring_up(settings, data_files=lab_data_files())
     print(f"\ndocker flink-up cold: {time.monotonic() - started:.1f}s")
     try:
         yield settings, backend, result

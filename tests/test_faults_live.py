@@ -225,7 +225,7 @@ def test_jobmanager_killed_during_flinklab_run(own: Settings) -> None:
     """The JobManager dies while `flinklab run` streams a step: one line, exit 2, the learner's SQL and previous
     output unchanged, what was printed kept aside as STEP.out.partial, no report; `flink-up` repairs the cluster
     and the gateway works on it."""
-    bring_up(own)  # (already running after the test above: a no-op)
+    bring_up(own, data_files=[])  # (already running after the test above: a no-op)
     workspace = own.workspace("windows")
     workspace.mkdir(parents=True, exist_ok=True)
     files = {"ddl.sql": ENDLESS_DDL, "tumble.sql": ENDLESS_QUERY, "tumble.out": PREVIOUS_OUT}
@@ -264,7 +264,7 @@ def test_jobmanager_killed_during_flinklab_run(own: Settings) -> None:
 def test_jobmanager_killed_during_sql_client(own: Settings, tmp_path: Path) -> None:
     """The JobManager dies while a plain `sql-client.sh -f` streams a query: the client's watch ends the call within
     seconds (the gateway alone would retry for minutes): one line, exit 2, no shutdown lines in the output."""
-    bring_up(own)  # repaired by the test above
+    bring_up(own, data_files=[])  # repaired by the test above
     (tmp_path / "ddl.sql").write_text(ENDLESS_DDL)
     (tmp_path / "q.sql").write_text(ENDLESS_QUERY)
     out = tmp_path / "q.out"
@@ -296,7 +296,7 @@ def test_gateway_killed_mid_query(own: Settings) -> None:
     """SIGKILL the gateway while `sql-client.sh` streams an unbounded query: the client says so in one line
     (exit 2, the gateway's URL, `flink-up`); `flink-up` restarts the gateway and cancels the orphaned query's job,
     which nothing could ever read again; the new gateway answers."""
-    bring_up(own)  # (already running after the tests above: a no-op)
+    bring_up(own, data_files=[])  # (already running after the tests above: a no-op)
     workspace = own.workspace("faults-gateway")
     workspace.mkdir(parents=True, exist_ok=True)
     (workspace / "ddl.sql").write_text(ENDLESS_DDL)
@@ -366,7 +366,7 @@ def test_full_workspace_gives_a_clear_error_and_no_output_looking_complete(
     from flinklab.course.solution import install_solution
     from flinklab.labs.windows import LAB
 
-    bring_up(own)  # (already running after the tests above: a no-op)
+    bring_up(own, data_files=[])  # (already running after the tests above: a no-op)
     settings = own.with_overrides(workspace_root=full_workspace)
     install_solution(settings, LAB)
     workspace = settings.workspace("windows")

@@ -39,7 +39,7 @@ def test_the_built_in_labs_are_entry_points():
 
 
 def test_lab_data_files_are_every_labs_committed_csvs(tmp_settings: Settings):
-    files = lab_data_files(tmp_settings)
+    files = lab_data_files()
     names = [p.name for p in files]
     assert {"joins_users.csv", "joins_orders.csv", "joins_shipments.csv", "joins_rates.csv",
             "windows_orders.csv"} <= set(names)

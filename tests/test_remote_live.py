@@ -19,13 +19,16 @@ import pytest
 from conftest import free_port
 from docker_fixtures import docker_client, standin_image  # noqa: F401 - fixtures
 
+from flinklab.course.data import lab_data_files
 from flinklab.flink.rest import FlinkRest, RestUnavailable
-from flinklab.settings import PROJECT_ROOT
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent  # the checkout
+
 
 pytestmark = [pytest.mark.docker, pytest.mark.live]
 
 VENV_BIN = Path(sys.executable).parent
-FIXTURES = PROJECT_ROOT / "fixtures"
+LAB_CSVS = lab_data_files()  # every lab's committed CSVs, in the order the data probe reads them
 
 
 def compose_command() -> list[str]:
@@ -81,7 +84,7 @@ class ComposeCluster:
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory, standin_image: str, docker_client):
     compose = ComposeCluster(tmp_path_factory.mktemp("remote"), standin_image)
-    for csv in FIXTURES.glob("*.csv"):  # the teacher provides the lab data where the cluster reads it
+    for csv in LAB_CSVS:  # the teacher provides the lab data where the cluster reads it
         shutil.copyfile(csv, compose.data_dir / csv.name)
     compose.compose("up", "-d")
     try:
@@ -158,13 +161,13 @@ def _refused(result: subprocess.CompletedProcess[str], state: Path, *fragments: 
 def test_a_data_dir_the_cluster_cannot_read(cluster: ComposeCluster, tmp_path: Path) -> None:
     elsewhere = tmp_path / "data"  # on this host, with the files, but not mounted into the containers
     elsewhere.mkdir()
-    for csv in FIXTURES.glob("*.csv"):
+    for csv in LAB_CSVS:
         shutil.copyfile(csv, elsewhere / csv.name)
-    first = sorted(FIXTURES.glob("*.csv"))[0].name
+    first = LAB_CSVS[0].name
     result = flinklab(cluster, tmp_path / "state", "flink-up", "--backend", "remote", "--rest-url", cluster.url,
                       "--data-dir", str(elsewhere))
     _refused(result, tmp_path / "state", f"cannot read the lab data file {elsewhere / first}",
-             "does not exist", "fixtures/*.csv", "--data-dir")
+             "does not exist", "flinklab fixtures generate --out DIR", "--data-dir")
 
 
 def test_a_missing_and_a_different_file_are_named(cluster: ComposeCluster, tmp_path: Path) -> None:
@@ -173,10 +176,11 @@ def test_a_missing_and_a_different_file_are_named(cluster: ComposeCluster, tmp_p
     short = cluster.data_dir / "one-row-short"
     for target in (missing, short):
         target.mkdir()
-        for csv in FIXTURES.glob("*.csv"):
+        for csv in LAB_CSVS:
             shutil.copyfile(csv, target / csv.name)
     (missing / "windows_orders.csv").unlink()
-    lines = (FIXTURES / "joins_users.csv").read_text().splitlines(keepends=True)
+    users = next(csv for csv in LAB_CSVS if csv.name == "joins_users.csv")
+    lines = users.read_text().splitlines(keepends=True)
     (short / "joins_users.csv").write_text("".join(lines[:-1]))
 
     result = flinklab(cluster, tmp_path / "state", "flink-up", "--backend", "remote", "--rest-url", cluster.url,
@@ -185,4 +189,4 @@ def test_a_missing_and_a_different_file_are_named(cluster: ComposeCluster, tmp_p
     result = flinklab(cluster, tmp_path / "state", "flink-up", "--backend", "remote", "--rest-url", cluster.url,
                       "--data-dir", str(short))
     _refused(result, tmp_path / "state", f"{short / 'joins_users.csv'} differs on the cluster",
-             f"{len(lines) - 1} rows there, {len(lines)} in {FIXTURES / 'joins_users.csv'}")
+             f"{len(lines) - 1} rows there, {len(lines)} in {users}")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from flinklab.errors import ExitStatus, UsageError
-from flinklab.settings import DEFAULT_DATA_DIR, PROJECT_ROOT, Settings
+from flinklab.settings import DEFAULT_DATA_DIR, Settings
 from flinklab.version import DEFAULT_FLINK_IMAGE, FLINK_VERSION
 
 
@@ -21,7 +21,6 @@ def test_defaults_follow_the_lab_text() -> None:
     assert s.rest_url == "http://127.0.0.1:8081"
     assert (s.backend, s.taskmanagers, s.slots) == ("auto", 1, 4)
     assert s.image == DEFAULT_FLINK_IMAGE and FLINK_VERSION in s.image
-    assert s.fixtures_dir == PROJECT_ROOT / "fixtures"
 
 
 def test_root_gets_the_path_the_lab_text_uses() -> None:
@@ -48,7 +47,6 @@ def test_every_field_has_an_environment_variable(tmp_path: Path) -> None:
         "FLINKLAB_TM_MEMORY": "1200m",
         "FLINK_IMAGE": "my/flink:test",
         "FLINKLAB_STARTUP_TIMEOUT": "30",
-        "FLINKLAB_HOME": str(tmp_path / "proj"),
     }
     s = Settings.from_env(env)
     assert s.workspace_root == tmp_path / "ws"
@@ -59,7 +57,6 @@ def test_every_field_has_an_environment_variable(tmp_path: Path) -> None:
     assert (s.jobmanager_memory, s.taskmanager_memory) == ("900m", "1200m")
     assert s.image == "my/flink:test"
     assert s.startup_timeout == 30.0
-    assert s.fixtures_dir == tmp_path / "proj" / "fixtures"
 
 
 def test_cli_overrides_win_over_the_environment_and_none_means_not_given() -> None:

@@ -66,6 +66,7 @@ def up(
     )
     if rest_url and settings.backend not in ("auto", "remote"):
         raise UsageError(f"--rest-url is for --backend remote, not --backend {settings.backend}.")
+    from flinklab.course.data import lab_data_files
     from flinklab.environment.lifecycle import bring_up
     from flinklab.flink.waits import ClusterStartError
 
@@ -80,7 +81,7 @@ def up(
                 console.print(f"  [dim]· {escape(message)}[/]")
 
         try:
-            result = bring_up(settings, progress=progress)
+            result = bring_up(settings, progress=progress, data_files=lab_data_files())
         except ClusterStartError as exc:
             for line in exc.log_tail:
                 err_console.print(f"  [dim]{escape(line)}[/]", soft_wrap=True)

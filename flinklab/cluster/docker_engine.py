@@ -19,9 +19,8 @@ PULL_HINT = "Use `--backend local`, or build the offline stand-in (`flinklab ima
 
 def engine(timeout: int = 60):
     """A Docker client that answered a ping, else ClusterError."""
-    from docker.errors import DockerException
-
     import docker
+    from docker.errors import DockerException
 
     try:
         client = docker.from_env(timeout=timeout)

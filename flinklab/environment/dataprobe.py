@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from flinklab.environment.provision import default_data_files
 from flinklab.errors import ClusterError
 from flinklab.flink.waits import one_line
 from flinklab.settings import Settings
@@ -27,22 +26,23 @@ def line_count(path: Path) -> int:
 
 
 def _hint(settings: Settings) -> str:
-    return (f"Copy flinklab's fixtures/*.csv into {settings.data_dir} where the cluster's JobManager and "
-            "TaskManagers read it (README: \"A class on one cluster\"), or give that path with `--data-dir`.")
+    return (f"Put the labs' CSVs (`flinklab fixtures generate --out DIR` writes them) into {settings.data_dir} where "
+            "the cluster's JobManager and TaskManagers read it (README: \"A class on one cluster\"), or give that "
+            "path with `--data-dir`.")
 
 
 def _sql_string(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def probe_lab_data(settings: Settings, rest_url: str, data_files: Sequence[Path] | None = None) -> list[Path]:
-    """Check each of `data_files` (default: every fixtures/*.csv) at `settings.data_dir` through the cluster at
-    `rest_url`; return the files checked.
+def probe_lab_data(settings: Settings, rest_url: str, data_files: Sequence[Path]) -> list[Path]:
+    """Check each of `data_files` at `settings.data_dir` through the cluster at `rest_url`; return the files
+    checked.
 
     ClusterError naming the first file the cluster cannot read or whose row count differs."""
     from flinklab.environment.client import SqlClient
 
-    sources = default_data_files(settings) if data_files is None else list(data_files)
+    sources = list(data_files)
     if not sources:
         return []
     remote = [settings.data_dir / src.name for src in sources]

@@ -98,22 +98,22 @@ def _no_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-def bring_up(settings: Settings, progress: ProgressFn | None = None, *, with_gateway: bool = True,
-             data_files: Sequence[Path] | None = None) -> UpResult:
+def bring_up(settings: Settings, progress: ProgressFn | None = None, *, data_files: Sequence[Path],
+             with_gateway: bool = True) -> UpResult:
     """Choose the backend, provision the lab data where the cluster reads it, start (or attach to) the cluster.
 
     `progress` hears every step, the chosen backend first (`backend: NAME (why)`). `with_gateway=False` (or a
     gateway port of 0) leaves the SQL gateway alone. Errors are FlinklabErrors (one line); a failed or interrupted
     start leaves nothing it started behind (each backend's `up` cleans up its part, this its gateway and, when the
     cluster was started afresh here, the cluster). Another `up`/`down` on the state dir is waited for.
-    `data_files` are the lab data (default: every fixtures/*.csv), copied or probed."""
+    `data_files` are the lab data (every lab's CSVs: flinklab.course.data.lab_data_files), copied or probed."""
     say = progress or _quiet
     with state_lock(settings, say):
         return _bring_up_locked(settings, say, with_gateway, data_files)
 
 
 def _bring_up_locked(settings: Settings, say: ProgressFn, with_gateway: bool,
-                     data_files: Sequence[Path] | None) -> UpResult:
+                     data_files: Sequence[Path]) -> UpResult:
     backend, reason = backend_for(settings)
     say(f"backend: {backend.name} ({reason})")
     copied = provision(settings, backend, say, data_files)
@@ -156,7 +156,7 @@ def _bring_up_locked(settings: Settings, say: ProgressFn, with_gateway: bool,
 
 
 def provision(settings: Settings, backend: ClusterBackend, say: ProgressFn,
-              data_files: Sequence[Path] | None = None) -> list[Path]:
+              data_files: Sequence[Path]) -> list[Path]:
     """Copy the lab data into the data dir when `backend`'s cluster reads it from this host; return what was
     copied. A cluster elsewhere (remote) must already have it: its `up` checks that instead, with the data probe
     given here."""

@@ -1,7 +1,7 @@
 """Provision the lab data: copy the labs' CSV files into the data dir the TaskManagers read.
 
-Which files are the lab data is the caller's knowledge (the labs'); without a list, the committed
-fixtures/*.csv of the settings' project are copied."""
+Which files are the lab data is the caller's knowledge (the labs': flinklab.course.data.lab_data_files); this
+layer knows no lab."""
 
 from __future__ import annotations
 
@@ -22,13 +22,8 @@ def _not_writable(settings: Settings, why: str) -> UsageError:
     )
 
 
-def default_data_files(settings: Settings) -> list[Path]:
-    """The lab data files when the caller names none: every committed fixtures/*.csv."""
-    return sorted(settings.fixtures_dir.glob("*.csv")) if settings.fixtures_dir.is_dir() else []
-
-
-def provision_data(settings: Settings, data_files: Sequence[Path] | None = None) -> list[Path]:
-    """Copy each of `data_files` (default: every fixtures/*.csv) into `settings.data_dir`; return the files that
+def provision_data(settings: Settings, data_files: Sequence[Path]) -> list[Path]:
+    """Copy each of `data_files` into `settings.data_dir`; return the files that
     were copied (identical ones are skipped). The data dir is created; an unwritable one is a UsageError naming
     how to choose another."""
     data_dir = settings.data_dir
@@ -38,7 +33,7 @@ def provision_data(settings: Settings, data_files: Sequence[Path] | None = None)
         raise _not_writable(settings, exc.strerror or str(exc)) from None
     if not os.access(data_dir, os.W_OK | os.X_OK):
         raise _not_writable(settings, "permission denied")
-    sources = default_data_files(settings) if data_files is None else list(data_files)
+    sources = list(data_files)
     copied: list[Path] = []
     for src in sources:
         dest = data_dir / src.name
