@@ -153,12 +153,13 @@ def test_host_with_java_writes_no_shim(tmp_path: Path):
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory, standin_image: str, docker_client):
     from flinklab.cluster.docker import DockerBackend
+    from flinklab.course.data import lab_data_files
     from flinklab.environment import gateway
     from flinklab.environment.lifecycle import provision
 
     settings = docker_settings(tmp_path_factory.mktemp("client-container"), standin_image)
     backend = DockerBackend(settings)
-    provision(settings, backend, lambda message: None)  # the lab data `flinklab run joins` below reads
+    provision(settings, backend, lambda message: None, lab_data_files())  # the data `flinklab run joins` reads
     backend.up()  # the cluster only: the gateway is started by `flinklab up` without Java, in the tests
     try:
         yield settings

@@ -328,7 +328,7 @@ class BorrowedClient:
 def test_cli_run_on_the_cluster(flink_cluster, sql_client, tmp_path, monkeypatch):
     """`flinklab run tiny --solution`: run_lab creates one client, closes it, and the exit status is 1."""
     import flinklab.cli.labs as cli_labs
-    import flinklab.sqlclient.client as sqlclient_client
+    import flinklab.environment.client as environment_client
     from flinklab.cli import app
 
     log: list[str] = []
@@ -338,7 +338,7 @@ def test_cli_run_on_the_cluster(flink_cluster, sql_client, tmp_path, monkeypatch
         log.append("created")
         return BorrowedClient(sql_client, log)
 
-    monkeypatch.setattr(sqlclient_client, "SqlClient", make_client)
+    monkeypatch.setattr(environment_client, "SqlClient", make_client)
     project = make_project(tmp_path / "project")
     (flink_cluster.data_dir / "tiny_runner.csv").write_text(CSV_ROWS)
     monkeypatch.setattr(cli_labs, "get_lab", lambda name: replace(TINY, home=project))
