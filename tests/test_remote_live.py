@@ -54,6 +54,7 @@ class ComposeCluster:
         self.port = free_port()
         self.project = f"flinklab-remote-test-{self.port}"
         self.url = f"http://127.0.0.1:{self.port}"
+        self.gateway_port = free_port()  # the SQL gateway each attach starts
         self.env = {**os.environ, "FLINK_IMAGE": image, "FLINKLAB_REST_PORT": str(self.port),
                     "FLINKLAB_DATA_DIR": str(self.data_dir), "FLINKLAB_WORKSPACE": str(self.workspace)}
         if os.getuid() == 0:  # pytest's temp dirs are 0700: the image's `flink` user could not enter them
@@ -99,7 +100,8 @@ def flinklab(cluster: ComposeCluster, state: Path, *argv: str, data_dir: Path | 
     """A flinklab console script as a learner runs it, with its own state dir (and this checkout's code)."""
     env = {"HOME": str(cluster.root / "home"), "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
            "COLUMNS": "200", "FLINKLAB_STATE_DIR": str(state), "FLINKLAB_WORKSPACE": str(cluster.workspace),
-           "FLINKLAB_DATA_DIR": str(data_dir or cluster.data_dir)}
+           "FLINKLAB_DATA_DIR": str(data_dir or cluster.data_dir),
+           "FLINKLAB_GATEWAY_PORT": str(cluster.gateway_port)}  # never a real user's 8083
     for name in ("PYTHONPATH", "DOCKER_HOST", "JAVA_HOME"):
         if name in os.environ:
             env[name] = os.environ[name]
@@ -121,7 +123,7 @@ def test_attach_run_check_detach_leaves_the_cluster_untouched(cluster: ComposeCl
 
     up = flinklab(cluster, state, "flink-up", "--backend", "remote", "--rest-url", cluster.url)
     assert up.returncode == 0, up.stdout + up.stderr
-    assert "backend: remote" in up.stdout and "reads all 5 lab data file(s)" in up.stdout
+    assert "backend: remote" in up.stdout and f"reads all {len(LAB_CSVS)} lab data file(s)" in up.stdout
     assert (state / "cluster.json").is_file()
     status = flinklab(cluster, state, "flinklab", "status")
     assert status.returncode == 0, status.stdout + status.stderr
