@@ -1,0 +1,73 @@
+"""`python -m flinklab.sqlclient.shell [-i FILE]... [-D k=v]... [-hist PATH] [-s NAME] [-e HOST:PORT]`: the shell
+against the running gateway (the one `flink-up` started, from the FLINKLAB_* environment), until `sql-client.sh`
+opens it itself on a terminal. Bad options and missing files are one line and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from flinklab.errors import ExitStatus, FlinklabError
+from flinklab.settings import Settings
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m flinklab.sqlclient.shell", description="Flink's SQL shell.")
+    p.add_argument("-i", "--init", action="append", default=[], metavar="FILE", type=Path)
+    p.add_argument("-D", dest="defines", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("-hist", "--history", metavar="PATH")
+    p.add_argument("-s", "--session", metavar="NAME")
+    p.add_argument("-e", "--endpoint", metavar="HOST:PORT")
+    return p
+
+
+def _defines(items: list[str]) -> dict[str, str]:
+    defines = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise FlinklabError(f"-D {item!r} is not key=value.")
+        defines[key.strip()] = value.strip()
+    return defines
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        sys.stdout.reconfigure(errors="replace")  # type: ignore[union-attr]  # LANG=C: never a UnicodeError
+    except (AttributeError, ValueError):
+        pass
+    try:
+        from flinklab.cluster.base import resolve_rest_url
+        from flinklab.cluster.rest import FlinkRest
+        from flinklab.errors import NoClusterError
+        from flinklab.sqlclient.shell.app import ShellOptions, run_shell
+        from flinklab.sqlclient.sqlfiles import read_sql
+
+        settings = Settings.from_env()
+        for path in args.init:
+            read_sql(path)
+        if not sys.stdin.isatty():
+            raise FlinklabError("The shell needs a terminal; pipe a script into `sql-client.sh` instead.")
+        cluster_url = None
+        if args.endpoint:
+            url = args.endpoint if "://" in args.endpoint else "http://" + args.endpoint
+        else:
+            url = settings.gateway_url
+            cluster_url = resolve_rest_url(settings)
+            if not FlinkRest(cluster_url).is_up():
+                raise NoClusterError(cluster_url)
+        options = ShellOptions(url.rstrip("/"), cluster_url, list(args.init), _defines(args.defines),
+                               args.history, args.session)
+        return int(run_shell(options))
+    except FlinklabError as exc:
+        print(f"Error: {exc.message}" + (f" {exc.hint}" if exc.hint else ""), file=sys.stderr)
+        return int(exc.exit_status)
+    except KeyboardInterrupt:
+        return int(ExitStatus.ERROR_CTRL_C)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

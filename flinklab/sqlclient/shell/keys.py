@@ -1,0 +1,55 @@
+"""The prompt's keys beyond prompt_toolkit's emacs defaults (which bring Ctrl-R history search, Ctrl-A/E, ...):
+Enter runs the buffer when it holds a finished statement, else starts a new line.
+
+"Finished" is decided by the file runner's splitter, so the shell and `-f` agree on where a statement ends: the
+buffer ends with a `;` outside quotes, backquotes, comments and `/*+ */` hints (and an `EXECUTE STATEMENT SET
+BEGIN ...` block only at its `END;`).
+"""
+
+from __future__ import annotations
+
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+from flinklab.sqlclient.splitter import split_statements, strip_comments
+
+_SENTINEL = "flinklab_statement_end_probe"
+
+
+def is_finished(text: str) -> bool:
+    """True when Enter should run `text`: it is empty, or its last `;` ends a statement (nothing after it but
+    whitespace and comments)."""
+    if not text.strip():
+        return True
+    if not text.rstrip().endswith(";") and not _ends_in_comment(text):
+        return False
+    # a probe statement after the text survives as its own statement only if the text's last `;` really ended
+    # one (not inside a quote, a comment, a hint, or a statement set)
+    statements = split_statements(text + "\n" + _SENTINEL)
+    return len(statements) > 1 and strip_comments(statements[-1]) == _SENTINEL
+
+
+def _ends_in_comment(text: str) -> bool:
+    last = text.rstrip().splitlines()[-1] if text.strip() else ""
+    return "--" in last or text.rstrip().endswith("*/")
+
+
+def prompt_bindings() -> KeyBindings:
+    """Enter: run a finished statement, else a new line (Alt-Enter always inserts a new line)."""
+    bindings = KeyBindings()
+
+    @bindings.add("enter")
+    def _(event: KeyPressEvent) -> None:
+        buffer = event.current_buffer
+        if buffer.complete_state is not None and buffer.complete_state.current_completion is not None:
+            buffer.apply_completion(buffer.complete_state.current_completion)
+            return
+        if is_finished(buffer.text):
+            buffer.validate_and_handle()
+        else:
+            buffer.insert_text("\n")
+
+    @bindings.add("escape", "enter")
+    def _(event: KeyPressEvent) -> None:
+        event.current_buffer.insert_text("\n")
+
+    return bindings
