@@ -6,6 +6,7 @@ opens it itself on a terminal. Bad options and missing files are one line and ex
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -61,6 +62,9 @@ def main(argv: list[str] | None = None) -> int:
                 raise NoClusterError(cluster_url)
         options = ShellOptions(url.rstrip("/"), cluster_url, list(args.init), _defines(args.defines),
                                args.history, args.session)
+        beat = os.environ.get("FLINKLAB_SHELL_HEARTBEAT_SECONDS")
+        if beat:  # tests: a heartbeat slower than the gateway's idle timeout, to lose a session on purpose
+            options.heartbeat_seconds = float(beat)
         return int(run_shell(options))
     except FlinklabError as exc:
         print(f"Error: {exc.message}" + (f" {exc.hint}" if exc.hint else ""), file=sys.stderr)

@@ -165,7 +165,8 @@ class Shell:
             self.out.write(_CLEAR_SCREEN)
             self.out.flush()
             return kind
-        self.executor.reopen_if_lost()
+        if self.executor.reopen_if_lost() and self.heartbeat is not None:
+            self.heartbeat.follow(self.executor.handle)
         try:
             if self.executor.wants_view(statement):
                 self._view(statement)

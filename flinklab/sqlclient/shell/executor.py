@@ -120,12 +120,23 @@ class ShellSession:
                 return False
         return True
 
-    def reopen_if_lost(self) -> None:
+    def reopen_if_lost(self) -> bool:
+        """Before a statement: make sure the gateway still knows the session (one cheap call), else open a new
+        one, say so, and run the `-i` files again. Raises GatewayGone when no gateway answers. True if reopened."""
+        try:
+            if not self.lost:
+                self.api.heartbeat(self.handle)
+        except GatewayError:
+            self.lost = True
+        except FlinklabError:
+            raise GatewayGone(self.url) from None
         if self.lost:
             self.out.write("[WARNING] The gateway no longer knows this shell's session (was it restarted?); "
                            "opening a new one and running the -i files again.\n")
             self.out.flush()
             self.open()
+            return True
+        return False
 
     def close(self) -> None:
         if self.session is not None:

@@ -37,9 +37,12 @@ class ShellApi(GatewayClient):
 class Heartbeat:
     """Beat for a session on a thread of its own (its own HTTP pool), until stopped.
 
-    `on_lost(gone)` is called once when a beat fails: `gone` is True when no gateway answers any more, False when
-    the gateway answers but has forgotten the session (it was restarted).
+    `on_lost(gone)` is called when a beat fails: `gone` is True (once) when no gateway answered MISSES beats in a
+    row, False when the gateway answers but has forgotten the session (restarted, or the machine slept past the
+    gateway's idle timeout).
     """
+
+    MISSES = 3  # a gateway busy for one beat is not a dead one
 
     def __init__(self, url: str, on_lost: Callable[[bool], None], interval: float = HEARTBEAT_SECONDS):
         self.api = ShellApi(url, timeout=max(2.0, interval))
@@ -65,16 +68,21 @@ class Heartbeat:
         self.api.close()
 
     def _run(self) -> None:
+        misses = 0
         while not self._stop.wait(self.interval):
             handle = self.handle
             if handle is None:
                 continue
             try:
                 self.api.heartbeat(handle)
+                misses = 0
             except GatewayError:
+                misses = 0
                 if handle == self.handle:  # not a session the shell has just replaced
                     self.handle = None
                     self.on_lost(False)
             except FlinklabError:
-                self.on_lost(True)
-                return
+                misses += 1
+                if misses >= self.MISSES:
+                    self.on_lost(True)
+                    return
