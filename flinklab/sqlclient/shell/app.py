@@ -28,7 +28,7 @@ from flinklab.sqlclient.shell.completer import GatewayCompleter
 from flinklab.sqlclient.shell.executor import MSG_RESULT_QUIT, GatewayGone, ShellSession
 from flinklab.sqlclient.shell.gateway import HEARTBEAT_SECONDS, Heartbeat
 from flinklab.sqlclient.shell.history import history_path, open_history
-from flinklab.sqlclient.shell.keys import prompt_bindings
+from flinklab.sqlclient.shell.keys import Notice, prompt_bindings
 from flinklab.sqlclient.shell.lexer import FlinkSqlLexer, style_rules
 from flinklab.sqlclient.splitter import split_statements, strip_comments
 
@@ -113,12 +113,16 @@ class Shell:
             app.loop.call_soon_threadsafe(functools.partial(app.exit, exception=error))
 
     def _prompt_session(self, history: object) -> PromptSession[str]:
-        return PromptSession(
-            message=PROMPT, multiline=True, key_bindings=prompt_bindings(), history=history,  # type: ignore[arg-type]
+        notice = Notice()
+        session: PromptSession[str] = PromptSession(
+            message=PROMPT, multiline=True, key_bindings=prompt_bindings(notice), history=history,  # type: ignore
+            bottom_toolbar=notice.toolbar,
             lexer=PygmentsLexer(FlinkSqlLexer), completer=GatewayCompleter(self._complete),
             complete_while_typing=False, prompt_continuation=self._continuation, enable_history_search=False,
             style=self._style(), include_default_pygments_style=False, mouse_support=False,
         )
+        session.default_buffer.on_text_changed += notice.clear
+        return session
 
     def _style(self) -> Style:
         return Style.from_dict(style_rules(self.executor.conf.get(COLOR_SCHEMA, "default")))

@@ -33,9 +33,38 @@ def _ends_in_comment(text: str) -> bool:
     return "--" in last or text.rstrip().endswith("*/")
 
 
-def prompt_bindings() -> KeyBindings:
-    """Enter: run a finished statement, else a new line (Alt-Enter always inserts a new line)."""
+UNFINISHED = ("The statement is not finished (an open quote, comment or statement set?): end it with ';', "
+              "or drop it with Ctrl-C.")
+
+
+class Notice:
+    """A one-line notice under the prompt (the bottom toolbar), gone at the next key that edits the buffer."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def toolbar(self) -> str | None:
+        return self.text or None
+
+    def clear(self, _buffer: object = None) -> None:
+        self.text = ""
+
+
+def prompt_bindings(notice: Notice | None = None) -> KeyBindings:
+    """Enter: run a finished statement, else a new line (Alt-Enter always inserts a new line). Ctrl-D: leave on
+    an empty buffer; on an unfinished one say why nothing runs (instead of silently doing nothing)."""
     bindings = KeyBindings()
+    notice = notice or Notice()
+
+    @bindings.add("c-d")
+    def _(event: KeyPressEvent) -> None:
+        buffer = event.current_buffer
+        if not buffer.text:
+            event.app.exit(exception=EOFError)
+        elif buffer.cursor_position < len(buffer.text):
+            buffer.delete()
+        else:
+            notice.text = UNFINISHED
 
     @bindings.add("enter")
     def _(event: KeyPressEvent) -> None:
