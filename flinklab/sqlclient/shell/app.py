@@ -27,8 +27,8 @@ from flinklab.sqlclient.protocol import GatewayError
 from flinklab.sqlclient.shell.completer import GatewayCompleter
 from flinklab.sqlclient.shell.executor import MSG_RESULT_QUIT, GatewayGone, ShellSession
 from flinklab.sqlclient.shell.gateway import HEARTBEAT_SECONDS, Heartbeat
-from flinklab.sqlclient.shell.history import history_path, open_history
-from flinklab.sqlclient.shell.keys import Notice, prompt_bindings
+from flinklab.sqlclient.shell.history import history_path, mend, open_history
+from flinklab.sqlclient.shell.keys import prompt_bindings
 from flinklab.sqlclient.shell.lexer import FlinkSqlLexer, style_rules
 from flinklab.sqlclient.splitter import split_statements, strip_comments
 
@@ -113,15 +113,12 @@ class Shell:
             app.loop.call_soon_threadsafe(functools.partial(app.exit, exception=error))
 
     def _prompt_session(self, history: object) -> PromptSession[str]:
-        notice = Notice()
         session: PromptSession[str] = PromptSession(
-            message=PROMPT, multiline=True, key_bindings=prompt_bindings(notice), history=history,  # type: ignore
-            bottom_toolbar=notice.toolbar,
+            message=PROMPT, multiline=True, key_bindings=prompt_bindings(), history=history,  # type: ignore
             lexer=PygmentsLexer(FlinkSqlLexer), completer=GatewayCompleter(self._complete),
             complete_while_typing=False, prompt_continuation=self._continuation, enable_history_search=False,
             style=self._style(), include_default_pygments_style=False, mouse_support=False,
         )
-        session.default_buffer.on_text_changed += notice.clear
         return session
 
     def _style(self) -> Style:
@@ -148,9 +145,15 @@ class Shell:
                 continue  # Ctrl-C on the prompt: the buffer is dropped
             except EOFError:
                 return self._quit()  # Ctrl-D on an empty line
-            for statement in split_statements(text):
-                if self.run_statement(statement) == "quit":
-                    return self._quit()
+            for statement in split_statements(mend(text)):
+                try:
+                    if self.run_statement(statement) == "quit":
+                        return self._quit()
+                except FlinklabError:
+                    raise
+                except Exception as exc:  # noqa: BLE001 - a bug of the shell must not end a learner's session
+                    self.say(f"[ERROR] The shell failed on this statement ({type(exc).__name__}: {exc}); "
+                             "please report it. The session goes on.")
 
     def _quit(self) -> ExitStatus:
         self.say(MSG_QUIT)

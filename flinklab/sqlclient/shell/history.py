@@ -27,6 +27,15 @@ _QUOTED_PAIR = re.compile(rf"({_QUOTED})(\s*=\s*)({_QUOTED})")
 _LEGACY_SET = re.compile(rf"^(\s*SET\s+)([^'\s=]+)(\s*=\s*)({_QUOTED}|[^;\s]+)", re.IGNORECASE)
 
 
+def mend(text: str) -> str:
+    """`text` with undecodable input bytes (the terminal's decoder keeps them as lone surrogates) replaced by
+    U+FFFD: they can be neither sent as JSON nor written to a file."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate that is no escaped byte
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
 def is_secret_key(key: str) -> bool:
     """True for an option key whose value should never be written down (`password`, `*.secret`, `*.key` ...)."""
     return bool(_SECRET_KEY.search(key.strip()))
@@ -61,7 +70,7 @@ class MaskingFileHistory(FileHistory):
 
     def store_string(self, string: str) -> None:
         try:
-            super().store_string(mask_secrets(string))
+            super().store_string(mask_secrets(mend(string)))
         except OSError as exc:
             if self._warn is not None:
                 self._warn(unwritable_warning(Path(str(self.filename)), exc))

@@ -8,6 +8,7 @@ BEGIN ...` block only at its `END;`).
 
 from __future__ import annotations
 
+from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from flinklab.sqlclient.splitter import split_statements, strip_comments
@@ -37,24 +38,10 @@ UNFINISHED = ("The statement is not finished (an open quote, comment or statemen
               "or drop it with Ctrl-C.")
 
 
-class Notice:
-    """A one-line notice under the prompt (the bottom toolbar), gone at the next key that edits the buffer."""
-
-    def __init__(self) -> None:
-        self.text = ""
-
-    def toolbar(self) -> str | None:
-        return self.text or None
-
-    def clear(self, _buffer: object = None) -> None:
-        self.text = ""
-
-
-def prompt_bindings(notice: Notice | None = None) -> KeyBindings:
+def prompt_bindings() -> KeyBindings:
     """Enter: run a finished statement, else a new line (Alt-Enter always inserts a new line). Ctrl-D: leave on
     an empty buffer; on an unfinished one say why nothing runs (instead of silently doing nothing)."""
     bindings = KeyBindings()
-    notice = notice or Notice()
 
     @bindings.add("c-d")
     def _(event: KeyPressEvent) -> None:
@@ -63,8 +50,8 @@ def prompt_bindings(notice: Notice | None = None) -> KeyBindings:
             event.app.exit(exception=EOFError)
         elif buffer.cursor_position < len(buffer.text):
             buffer.delete()
-        else:
-            notice.text = UNFINISHED
+        else:  # a line above the prompt, which is drawn again below it with the buffer as it was
+            run_in_terminal(lambda: print(UNFINISHED, flush=True))
 
     @bindings.add("enter")
     def _(event: KeyPressEvent) -> None:
