@@ -10,6 +10,7 @@ candidates is a pure function (:func:`candidates`) over a :class:`CatalogSnapsho
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -106,27 +107,57 @@ def merge(hints: Iterable[str], extra: Iterable[str]) -> list[str]:
 # ---- reading a session's catalog (on the JVM) -------------------------------------------------------------
 
 
+_BUILT_IN_FUNCTIONS: list[str] = []  # the same for every session of a JVM: listed once
+
+
+def _joined(jvm: Any, java_list: Any) -> list[str]:
+    """A java.util.List of strings as Python strings in one py4j call (iterating costs a round trip each)."""
+    joined = str(jvm.java.lang.String.join("\n", java_list))
+    return joined.split("\n") if joined else []
+
+
+#: per session: (what its catalog was read at, tables, views). A py4j call costs ~0.3 ms and reading every column
+#: of a lab's tables takes ~100 of them, so the catalog is read again only after a catalog statement ran
+#: (the session's catalog log grew) or the current catalog or database changed.
+_CACHE: weakref.WeakKeyDictionary[Any, tuple[tuple[Any, ...], dict[str, list[str]], dict[str, list[str]]]] = \
+    weakref.WeakKeyDictionary()
+
+
 def snapshot_of(session: Any) -> CatalogSnapshot:
     """The session's catalog as completion needs it: current catalog and database only (what a bare name means)."""
     tenv = session.env()
     jvm = session.jvm.jvm
-    catalog_name = str(tenv.getCurrentCatalog())
+    key = (len(getattr(session, "_catalog_log", ())), id(tenv), str(tenv.getCurrentCatalog()),
+           str(tenv.getCurrentDatabase()))
+    cached = _CACHE.get(session)
+    if cached is None or cached[0] != key:
+        cached = (key, *_relations(tenv, jvm))
+        _CACHE[session] = cached
+    _, tables, views = cached
+    user = [str(f) for f in tenv.listUserDefinedFunctions()]
+    if not _BUILT_IN_FUNCTIONS:
+        _BUILT_IN_FUNCTIONS.extend(sorted({str(f) for f in tenv.listFunctions()} - set(user)))
+    return CatalogSnapshot(tables=tables, views=views, functions=sorted({*user, *_BUILT_IN_FUNCTIONS}),
+                           options=dict(session.properties()))
+
+
+def _relations(tenv: Any, jvm: Any) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """(tables, views) of the current database, each name -> its column names (catalog calls answering lists:
+    one py4j call each, where the TableEnvironment's arrays cost one per name)."""
+    catalog = tenv.getCatalog(tenv.getCurrentCatalog()).get()
     database = str(tenv.getCurrentDatabase())
-    catalog = tenv.getCatalog(catalog_name).get()
-    views = {str(v) for v in tenv.listViews()}
+    views = {*_joined(jvm, catalog.listViews(database)), *(str(v) for v in tenv.listTemporaryViews())}
+    names = {*_joined(jvm, catalog.listTables(database)), *(str(t) for t in tenv.listTemporaryTables())}
     tables: dict[str, list[str]] = {}
     view_columns: dict[str, list[str]] = {}
-    for name in tenv.listTables():
-        name = str(name)
+    for name in sorted(names | views):
         try:
             table = catalog.getTable(jvm.org.apache.flink.table.catalog.ObjectPath(database, name))
             columns = [str(c.getName()) for c in table.getUnresolvedSchema().getColumns()]
         except Exception:  # noqa: BLE001 - a temporary table or view is not in the catalog: named, no columns
             columns = []
         (view_columns if name in views else tables)[name] = columns
-    functions = [str(f) for f in tenv.listUserDefinedFunctions()] + [str(f) for f in tenv.listFunctions()]
-    return CatalogSnapshot(tables=tables, views=view_columns, functions=sorted(set(functions)),
-                           options=dict(session.properties()))
+    return tables, view_columns
 
 
 def extra_candidates(session: Any, statement: str, position: int) -> list[str]:
