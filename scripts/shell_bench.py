@@ -104,8 +104,7 @@ def shell_query(env: dict[str, str], ddl: Path, runs: int = 3) -> float:
     term.wait_prompt(timeout=60)
     times = []
     for _ in range(runs + 1):
-        term.type_line("CLEAR;")
-        term.wait(lambda: term.screen.display[0].startswith("Flink SQL>"), "a cleared screen")
+        term.clear()
         t0 = time.perf_counter()
         term.type_line(QUERY + ";")
         term.wait(lambda: "1 row in set" in term.text() and
@@ -146,6 +145,7 @@ def file_query(env: dict[str, str], ddl: Path, root: Path, runs: int = 3) -> flo
 def view_refresh_cost(rows: int = 10_000, rounds: int = 20) -> tuple[float, float]:
     """(median, max) seconds of one table-view refresh (snapshot + page + drawing) while another thread changes
     all `rows` rows as fast as it can."""
+    from prompt_toolkit.input import DummyInput
     from prompt_toolkit.output import DummyOutput
 
     from flinklab.sqlclient import tableau
@@ -157,7 +157,7 @@ def view_refresh_cost(rows: int = 10_000, rounds: int = 20) -> tuple[float, floa
     fold.apply([("+I", [str(k), "0"]) for k in range(rows)])
     result = QueryResult([tableau.ColumnType("k", "BIGINT"), tableau.ColumnType("v", "BIGINT")], ["BIGINT"] * 2,
                          fold, 30)
-    view = ResultView(result, changelog=False, output=DummyOutput())
+    view = ResultView(result, changelog=False, output=DummyOutput(), input=DummyInput())
     stop = threading.Event()
 
     def churn() -> None:

@@ -96,7 +96,7 @@ class Term:
     def clear(self) -> None:
         """Clear the emulated screen (the shell's CLEAR; keeps later waits from matching old output)."""
         self.type_line("CLEAR;")
-        self.wait(lambda: self.screen.display[0].startswith("Flink SQL>"), "a cleared screen", 30)
+        self.wait(lambda: self.text().strip() == "Flink SQL>", "a cleared screen", 30)
 
     def resize(self, rows: int, cols: int) -> None:
         self.screen.resize(rows, cols)

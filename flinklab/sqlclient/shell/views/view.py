@@ -12,6 +12,7 @@ import time
 from datetime import datetime
 
 from prompt_toolkit.application import Application
+from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import Layout, Window
@@ -45,7 +46,8 @@ _CHANGELOG_OPS = {"quit", "refresh", "up", "down", "left", "right", "open", "inc
 class ResultView:
     """The view of one query's result; `run()` returns when the learner leaves it (or the result failed)."""
 
-    def __init__(self, result: QueryResult, *, changelog: bool, output: Output | None = None):
+    def __init__(self, result: QueryResult, *, changelog: bool, output: Output | None = None,
+                 input: Input | None = None):
         self.result = result
         self.changelog = changelog
         names = [c.name for c in result.columns]
@@ -75,7 +77,7 @@ class ResultView:
         control = FormattedTextControl(self.fragments, focusable=True, show_cursor=False)
         self.app: Application[None] = Application(
             layout=Layout(Window(control, wrap_lines=False)), key_bindings=self._bindings(), full_screen=True,
-            output=output, mouse_support=False,
+            output=output, input=input, mouse_support=False,
         )
         self.app.ttimeoutlen = 0.05  # Esc alone leaves quickly (Flink: "make ESC quicker")
         self.app.timeoutlen = 0.05
