@@ -41,9 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     except (AttributeError, ValueError):
         pass
     try:
-        from flinklab.cluster.base import resolve_rest_url
-        from flinklab.cluster.rest import FlinkRest
-        from flinklab.errors import NoClusterError
+        from flinklab.sqlclient.client import SqlClient
         from flinklab.sqlclient.shell.app import ShellOptions, run_shell
         from flinklab.sqlclient.sqlfiles import read_sql
 
@@ -52,14 +50,10 @@ def main(argv: list[str] | None = None) -> int:
             read_sql(path)
         if not sys.stdin.isatty():
             raise FlinklabError("The shell needs a terminal; pipe a script into `sql-client.sh` instead.")
-        cluster_url = None
-        if args.endpoint:
-            url = args.endpoint if "://" in args.endpoint else "http://" + args.endpoint
-        else:
-            url = settings.gateway_url
-            cluster_url = resolve_rest_url(settings)
-            if not FlinkRest(cluster_url).is_up():
-                raise NoClusterError(cluster_url)
+        endpoint = args.endpoint
+        url = (endpoint if "://" in endpoint else "http://" + endpoint) if endpoint else None
+        with SqlClient(settings, url) as client:  # one line when no cluster or no gateway answers
+            url, cluster_url = client.url, client.cluster_url
         options = ShellOptions(url.rstrip("/"), cluster_url, list(args.init), _defines(args.defines),
                                args.history, args.session)
         beat = os.environ.get("FLINKLAB_SHELL_HEARTBEAT_SECONDS")
