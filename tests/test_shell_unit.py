@@ -280,3 +280,69 @@ def test_color_schemas_by_flinks_names() -> None:
                                   "obsidian", "geshi"}
     assert style_rules("default") == {} and style_rules("no-such-schema") == {}
     assert "pygments.keyword" in style_rules("DRACULA")
+
+
+# ---- the view's state and keys (no terminal) ----------------------------------------------------------------
+
+
+def _state(rows: int, *, changelog: bool = False):  # type: ignore[no-untyped-def]
+    from flinklab.sqlclient import tableau
+    from flinklab.sqlclient.shell.executor import QueryResult
+    from flinklab.sqlclient.shell.views.view import ViewState
+
+    store = ChangelogTail() if changelog else TableFold()
+    store.apply([("+I", [str(i)]) for i in range(rows)])
+    result = QueryResult([tableau.ColumnType("n", "INTEGER")], ["INT"], store, 30)
+    state = ViewState(result, changelog=changelog)  # 80x24: 18 rows a page
+    state.refresh()
+    return state
+
+
+def test_paging_keys_as_flinks() -> None:
+    state = _state(40)  # 3 pages of 18
+    assert (state.page, state.pages, state.rows[0]) == (0, 3, ("36",))  # following the last page
+    state.press("p")
+    assert state.page == 2 and state.rows[0] == ("18",)
+    state.press("n")
+    state.press("n")  # beyond the last: stays
+    assert state.page == 3
+    state.press("l")
+    assert state.page == 0
+    state.press("g")
+    for key in "7\r":
+        state.press(key if key != "\r" else "c-m")
+    assert state.goto_error and state.mode == "goto"
+    for key in ("1", "c-m"):
+        state.press(key)
+    assert state.mode == "main" and state.page == 1 and state.rows[0] == ("0",)
+
+
+def test_selection_open_row_and_refresh_interval() -> None:
+    state = _state(5)
+    state.press("o")  # nothing selected: nothing opens
+    assert state.mode == "main"
+    state.press("s")
+    state.press("s")
+    assert state.selected == 1
+    state.press("o")
+    assert state.mode == "row"
+    state.press("q")  # back to the table, the view still open
+    assert state.mode == "main" and not state.leaving
+    assert frame.REFRESH_INTERVALS[state.interval][0] == "1 s"
+    state.press("+")
+    assert frame.REFRESH_INTERVALS[state.interval][0] == "5 s"
+    for _ in range(10):
+        state.press("-")
+    assert frame.REFRESH_INTERVALS[state.interval][0] == "100 ms"  # the table view's fastest
+    state.press("q")
+    assert state.leaving
+
+
+def test_changelog_keys_and_follow() -> None:
+    state = _state(30, changelog=True)
+    assert state.names == ["op", "n"] and state.offset_y == 30 - 18  # the newest changes in sight
+    state.press("g")  # no goto in the changelog view
+    assert state.mode == "main"
+    for _ in range(5):
+        state.press("-")
+    assert frame.REFRESH_INTERVALS[state.interval][0] == "Fastest"

@@ -1,6 +1,7 @@
 """A result view as a prompt_toolkit Application: Flink's table view (the folded result, paged) or its changelog
 view (the last changes, with their op), with Flink's keys, the Row Summary and the goto-page dialog.
 
+ViewState holds what the view shows and how Flink's keys move it (no terminal); ResultView puts it on the screen.
 The view only reads: the executor's fetching thread fills `result.store`; the view takes a snapshot at its refresh
 interval, so a fast-changing result of many rows costs one snapshot per interval, not one redraw per change.
 """
@@ -43,11 +44,11 @@ _KEYS = {  # Flink's bindings (CliTableResultView / CliChangelogResultView .getK
 _CHANGELOG_OPS = {"quit", "refresh", "up", "down", "left", "right", "open", "inc", "dec"}
 
 
-class ResultView:
-    """The view of one query's result; `run()` returns when the learner leaves it (or the result failed)."""
+class ViewState:
+    """What a result view shows and how Flink's keys move it: the page, the selected row, the scroll offsets,
+    the refresh interval, the mode (main, Row Summary, goto dialog). No terminal here: ResultView draws it."""
 
-    def __init__(self, result: QueryResult, *, changelog: bool, output: Output | None = None,
-                 input: Input | None = None):
+    def __init__(self, result: QueryResult, *, changelog: bool):
         self.result = result
         self.changelog = changelog
         names = [c.name for c in result.columns]
@@ -74,19 +75,13 @@ class ResultView:
         self.retrieving = True
         self.redraw_seconds = 0.0  # the last refresh's cost (snapshot and page), for the bench
         self._poke = False
-        control = FormattedTextControl(self.fragments, focusable=True, show_cursor=False)
-        self.app: Application[None] = Application(
-            layout=Layout(Window(control, wrap_lines=False)), key_bindings=self._bindings(), full_screen=True,
-            output=output, input=input, mouse_support=False,
-        )
-        self.app.ttimeoutlen = 0.05  # Esc alone leaves quickly (Flink: "make ESC quicker")
-        self.app.timeoutlen = 0.05
-
+        self.leaving = False  # q pressed
+        self._size = (80, 24)
     # ---- size ---------------------------------------------------------------------------------------------
 
     def size(self) -> tuple[int, int]:
-        size = self.app.output.get_size()
-        return size.columns, size.rows
+        """(columns, rows) of the terminal (the Application's output in ResultView)."""
+        return self._size
 
     def visible_rows(self) -> int:
         return max(1, self.size()[1] - frame.CHROME_LINES)
@@ -119,59 +114,7 @@ class ResultView:
         self.moment = datetime.now()
         self.redraw_seconds = time.perf_counter() - started
 
-    async def _refresher(self) -> None:
-        waited = 0.0
-        while True:
-            millis = frame.REFRESH_INTERVALS[self.interval][1]
-            await asyncio.sleep(0.05)
-            waited += 0.05
-            due = millis >= 0 and waited * 1000 >= max(millis, 100)  # draw at most every 100 ms, as Flink
-            ended = self.retrieving and (self.result.finished or self.result.error or self.result.gone)
-            if due or ended or self._poke:
-                self._poke = False
-                waited = 0.0
-                self.refresh()
-                self.app.invalidate()
-            if self.result.error or self.result.gone:
-                self.app.exit()
-                return
-            if not self.retrieving:
-                return
-
-    def run(self) -> None:
-        """Show the view until the learner leaves it (or the query fails)."""
-        self.refresh()
-
-        async def main() -> None:
-            task = asyncio.ensure_future(self._refresher())
-            try:
-                await self.app.run_async()
-            finally:
-                task.cancel()
-
-        asyncio.run(main())
-
     # ---- keys ---------------------------------------------------------------------------------------------
-
-    def _bindings(self) -> KeyBindings:
-        bindings = KeyBindings()
-
-        @bindings.add(Keys.Any)
-        @bindings.add(Keys.Escape, eager=True)
-        @bindings.add(Keys.ControlC)
-        @bindings.add(Keys.ControlM)
-        @bindings.add(Keys.Up)
-        @bindings.add(Keys.Down)
-        @bindings.add(Keys.Left)
-        @bindings.add(Keys.Right)
-        @bindings.add(Keys.End)
-        @bindings.add(Keys.F5)
-        @bindings.add(Keys.Backspace)
-        def _(event: KeyPressEvent) -> None:
-            key = event.key_sequence[0].key
-            self.press(key if key != Keys.Any else event.data)
-
-        return bindings
 
     def press(self, key: str) -> None:
         """Act on one key (a character or a prompt_toolkit Keys value)."""
@@ -189,10 +132,9 @@ class ResultView:
             if operation is None or (self.changelog and operation not in _CHANGELOG_OPS):
                 return
             getattr(self, "_" + operation)()
-        self.app.invalidate()
 
     def _quit(self) -> None:
-        self.app.exit()
+        self.leaving = True
 
     def _refresh(self) -> None:
         self.refresh()
@@ -279,13 +221,93 @@ class ResultView:
         elif isinstance(key, str) and len(key) == 1 and key.isprintable():
             self.goto_text += key
 
-    # ---- drawing ------------------------------------------------------------------------------------------
-
     def title(self) -> str:
         return f"{frame.TITLE} ({'Changelog' if self.changelog else 'Table'})"
 
     def line_width(self) -> int:
         return sum(1 + w for w in self.widths)
+
+
+class ResultView(ViewState):
+    """The view of one query's result as a full-screen Application; `run()` returns when the learner leaves it
+    (or the result failed)."""
+
+    def __init__(self, result: QueryResult, *, changelog: bool, output: Output | None = None,
+                 input: Input | None = None):
+        super().__init__(result, changelog=changelog)
+        control = FormattedTextControl(self.fragments, focusable=True, show_cursor=False)
+        self.app: Application[None] = Application(
+            layout=Layout(Window(control, wrap_lines=False)), key_bindings=self._bindings(), full_screen=True,
+            output=output, input=input, mouse_support=False,
+        )
+        self.app.ttimeoutlen = 0.05  # Esc alone leaves quickly (Flink: "make ESC quicker")
+        self.app.timeoutlen = 0.05
+
+    def size(self) -> tuple[int, int]:
+        size = self.app.output.get_size()
+        return size.columns, size.rows
+
+    async def _refresher(self) -> None:
+        waited = 0.0
+        while True:
+            millis = frame.REFRESH_INTERVALS[self.interval][1]
+            await asyncio.sleep(0.05)
+            waited += 0.05
+            due = millis >= 0 and waited * 1000 >= max(millis, 100)  # draw at most every 100 ms, as Flink
+            ended = self.retrieving and (self.result.finished or self.result.error or self.result.gone)
+            if due or ended or self._poke:
+                self._poke = False
+                waited = 0.0
+                self.refresh()
+                self.app.invalidate()
+            if self.result.error or self.result.gone:
+                self.app.exit()
+                return
+            if not self.retrieving:
+                return
+
+    def run(self) -> None:
+        """Show the view until the learner leaves it (or the query fails)."""
+        self.refresh()
+
+        async def main() -> None:
+            task = asyncio.ensure_future(self._refresher())
+            try:
+                await self.app.run_async()
+            finally:
+                task.cancel()
+
+        asyncio.run(main())
+
+    # ---- keys ---------------------------------------------------------------------------------------------
+
+    def _bindings(self) -> KeyBindings:
+        bindings = KeyBindings()
+
+        @bindings.add(Keys.Any)
+        @bindings.add(Keys.Escape, eager=True)
+        @bindings.add(Keys.ControlC)
+        @bindings.add(Keys.ControlM)
+        @bindings.add(Keys.Up)
+        @bindings.add(Keys.Down)
+        @bindings.add(Keys.Left)
+        @bindings.add(Keys.Right)
+        @bindings.add(Keys.End)
+        @bindings.add(Keys.F5)
+        @bindings.add(Keys.Backspace)
+        def _(event: KeyPressEvent) -> None:
+            key = event.key_sequence[0].key
+            self.press(key if key != Keys.Any else event.data)
+
+        return bindings
+
+    def press(self, key: str) -> None:
+        super().press(key)
+        if self.leaving:
+            self.app.exit()
+        self.app.invalidate()
+
+    # ---- drawing ------------------------------------------------------------------------------------------
 
     def fragments(self) -> Fragments:
         width, height = self.size()
