@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             options.heartbeat_seconds = float(beat)
         return int(run_shell(options))
     except FlinklabError as exc:
-        print(f"Error: {exc.message}" + (f" {exc.hint}" if exc.hint else ""), file=sys.stderr)
+        print(f"error: {exc.message}" + (f" → {exc.hint}" if exc.hint else ""), file=sys.stderr)  # as the CLI
         return int(exc.exit_status)
     except KeyboardInterrupt:
         return int(ExitStatus.ERROR_CTRL_C)

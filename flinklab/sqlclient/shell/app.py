@@ -93,7 +93,7 @@ class Shell:
             self.prompt = self._prompt_session(history)
             return self._loop()
         except FlinklabError as exc:
-            self.say(f"[ERROR] {exc.message}" + (f" {exc.hint}" if exc.hint else ""))
+            self.say(f"[ERROR] {exc.message}" + (f" → {exc.hint}" if exc.hint else ""))
             return ExitStatus.ERROR
         finally:
             if self.heartbeat is not None:
