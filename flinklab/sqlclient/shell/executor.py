@@ -1,0 +1,232 @@
+"""The shell's executor: one gateway session, statements run on it, and results handed to the printer (tableau)
+or to a full-screen view (the `table` and `changelog` result modes).
+
+Everything but a query in a view goes through ClientSession.execute, the file runner's own path, so the output
+is the file runner's byte for byte. A query in a view is fed from the same result pages; leaving the view of a
+query still running closes its operation, which cancels its job.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from flinklab.errors import FlinklabError
+from flinklab.sqlclient import tableau
+from flinklab.sqlclient.client import (
+    MAX_COLUMN_WIDTH,
+    RESULT_MODE,
+    VERBOSE,
+    ClientSession,
+    StatementOutcome,
+    cells,
+    column_type,
+    guess_kind,
+)
+from flinklab.sqlclient.printer import Printer, reason_from_server
+from flinklab.sqlclient.protocol import GatewayError, NoGatewayError, Page
+from flinklab.sqlclient.shell.fold import DEFAULT_MAX_ROWS, ChangelogTail, TableFold
+from flinklab.sqlclient.shell.gateway import ShellApi
+from flinklab.sqlclient.splitter import strip_comments
+from flinklab.sqlclient.sqlfiles import read_sql
+
+MAX_TABLE_ROWS = "sql-client.execution.max-table-result.rows"
+MSG_RESULT_QUIT = "[INFO] Result retrieval cancelled."
+_SHORT_KINDS = {"INSERT": "+I", "UPDATE_BEFORE": "-U", "UPDATE_AFTER": "+U", "DELETE": "-D"}
+
+
+class GatewayGone(FlinklabError):
+    """No gateway answers any more: the shell ends (exit 2)."""
+
+    def __init__(self, url: str):
+        super().__init__(f"The SQL gateway at {url} stopped answering; the shell ends.",
+                         "Start it again with `flink-up`, then `sql-client.sh`.")
+
+
+@dataclass
+class QueryResult:
+    """A query's result as a view reads it: its columns, the fold its pages feed, and how the feeding went."""
+
+    columns: list[tableau.ColumnType]
+    types: list[str]  # each column's type as Flink prints it in the Row Summary (INT, STRING, TIMESTAMP(3) ...)
+    store: TableFold | ChangelogTail
+    max_width: int
+    finished: bool = False  # the result reached its end (EOS): a bounded query done
+    error: str | None = None  # the reason a fetch failed (a failed job)
+    gone: bool = False  # the gateway stopped answering while the view was open
+    fetcher: ShellApi | None = None  # the client fetching its pages (aborted when the view closes)
+
+
+def type_text(column: Mapping[str, object]) -> str:
+    """A result column's type as Flink's DataType prints it (INT, STRING, DECIMAL(10, 2), TIMESTAMP(3) NOT NULL)."""
+    logical = column.get("logicalType") or {}
+    assert isinstance(logical, Mapping)
+    root = str(logical.get("type", "VARCHAR"))
+    names = {"INTEGER": "INT", "TIMESTAMP_WITHOUT_TIME_ZONE": "TIMESTAMP", "TIMESTAMP_WITH_LOCAL_TIME_ZONE":
+             "TIMESTAMP_LTZ", "TIME_WITHOUT_TIME_ZONE": "TIME", "TIMESTAMP_WITH_TIME_ZONE": "TIMESTAMP WITH TIME ZONE"}
+    text = names.get(root, root)
+    length, precision, scale = logical.get("length"), logical.get("precision"), logical.get("scale")
+    if root == "VARCHAR" and length in (None, 2147483647):
+        text = "STRING"
+    elif length is not None:
+        text += f"({length})"
+    elif root == "DECIMAL":
+        text += f"({precision}, {scale})"
+    elif precision is not None:
+        text += f"({precision})"
+    if logical.get("nullable") is False:
+        text += " NOT NULL"
+    return text
+
+
+def _changes(page: Page) -> list[tuple[str, list[str]]]:
+    return [(_SHORT_KINDS.get(r["kind"], "+I"), cells(r)) for r in page.rows]
+
+
+class ShellSession:
+    """The shell's gateway session: opened with `-D` options, set up by the `-i` files, reopened when lost."""
+
+    def __init__(self, url: str, defines: Mapping[str, str], init_files: Sequence[Path], out: TextIO):
+        self.url = url
+        self.defines = dict(defines)
+        self.init_files = list(init_files)
+        self.out = out
+        self.printer = Printer(out)
+        self.api = ShellApi(url)
+        self.session: ClientSession | None = None
+        self.lost = False  # set by the heartbeat: the gateway forgot the session
+
+    @property
+    def handle(self) -> str:
+        assert self.session is not None
+        return self.session.handle
+
+    @property
+    def conf(self) -> dict[str, str]:
+        return self.session.conf if self.session is not None else {}
+
+    def open(self) -> bool:
+        """Open a session and run the `-i` files on it, silently; False (the [ERROR] printed) when one fails."""
+        self.session = ClientSession(self.api, self.defines)
+        self.lost = False
+        for path in self.init_files:
+            result = self.session.run_init(read_sql(path), self.out)
+            if not result.ok:
+                self.printer.init_failed(path.resolve().as_uri())
+                return False
+        return True
+
+    def reopen_if_lost(self) -> bool:
+        """Before a statement: make sure the gateway still knows the session (one cheap call), else open a new
+        one, say so, and run the `-i` files again. Raises GatewayGone when no gateway answers. True if reopened."""
+        try:
+            if not self.lost:
+                self.api.heartbeat(self.handle)
+        except GatewayError:
+            self.lost = True
+        except FlinklabError:
+            raise GatewayGone(self.url) from None
+        if self.lost:
+            self.out.write("[WARNING] The gateway no longer knows this shell's session (was it restarted?); "
+                           "opening a new one and running the -i files again.\n")
+            self.out.flush()
+            self.open()
+            return True
+        return False
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.close()
+        self.api.close()
+
+    # ---- statements -------------------------------------------------------------------------------------
+
+    def result_mode(self) -> str:
+        return self.conf.get(RESULT_MODE, "table").strip().upper()
+
+    def wants_view(self, statement: str) -> bool:
+        """A query in the `table` or `changelog` result mode opens a view; everything else prints."""
+        return guess_kind(strip_comments(statement)) == "query" and self.result_mode() in ("TABLE", "CHANGELOG")
+
+    def execute(self, statement: str) -> StatementOutcome:
+        """Run a statement that prints (the file runner's path). Ctrl-C propagates after its operation closed."""
+        assert self.session is not None
+        return self.session.execute(statement, self.printer, interactive=True)
+
+    def reason(self, exc: GatewayError) -> str:
+        verbose = self.conf.get(VERBOSE, "false").strip().lower() == "true"
+        return exc.server_side if verbose else reason_from_server(exc.server_side)
+
+    def start_query(self, statement: str) -> tuple[str, QueryResult, Iterator[Page], Page]:
+        """Submit a query for a view: its operation, an empty result, its pages (on a fetching client of their
+        own) and the first page. Raises GatewayError when the planner rejects it."""
+        operation = self.api.execute(self.handle, statement)
+        fetcher = ShellApi(self.url)
+        pages = fetcher.pages(self.handle, operation)
+        try:
+            first = next(p for p in pages if p.result_type != "NOT_READY")
+        except BaseException:
+            fetcher.close()
+            self._close_operation(operation)
+            raise
+        changelog = self.result_mode() == "CHANGELOG"
+        store: TableFold | ChangelogTail = ChangelogTail() if changelog else TableFold(self._int(MAX_TABLE_ROWS,
+                                                                                                 DEFAULT_MAX_ROWS))
+        result = QueryResult([column_type(c) for c in first.columns], [type_text(c) for c in first.columns],
+                             store, self._int(MAX_COLUMN_WIDTH, tableau.DEFAULT_MAX_COLUMN_WIDTH))
+        result.fetcher = fetcher
+        return operation, result, pages, first
+
+    def feed(self, result: QueryResult, first: Page, pages: Iterator[Page]) -> threading.Thread:
+        """Feed the result's store from its pages on a thread, until the end, a failure or `stop_feed`."""
+
+        def run() -> None:
+            try:
+                result.store.apply(_changes(first))
+                if first.result_type == "EOS":
+                    result.finished = True
+                    return
+                for page in pages:
+                    result.store.apply(_changes(page))
+                    if page.result_type == "EOS":
+                        result.finished = True
+            except NoGatewayError:
+                result.gone = True
+            except GatewayError as exc:
+                result.error = self.reason(exc)
+            except Exception:  # noqa: BLE001 - stopped by stop_feed (the client aborted)
+                pass
+
+        thread = threading.Thread(target=run, name="flinklab-shell-fetch", daemon=True)
+        thread.start()
+        return thread
+
+    def stop_feed(self, result: QueryResult, thread: threading.Thread, operation: str) -> None:
+        """Stop fetching and close the operation (which cancels the query's job when it still runs)."""
+        fetcher = result.fetcher
+        if fetcher is not None:
+            fetcher.abort(lambda: RuntimeError("result retrieval cancelled"))
+        self._close_operation(operation)
+        thread.join(timeout=5.0)
+        if fetcher is not None:
+            fetcher.close()
+
+    def _close_operation(self, operation: str) -> None:
+        try:
+            self.api.close_operation(self.handle, operation)
+        except (GatewayError, FlinklabError):
+            pass  # clean-up: the gateway may be gone, which the caller reports
+
+    def _int(self, key: str, default: int) -> int:
+        try:
+            return int(self.conf.get(key, default))
+        except ValueError:
+            return default
+
+
+def timed(started: float) -> float:
+    return time.monotonic() - started
