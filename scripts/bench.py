@@ -17,7 +17,10 @@ cluster or a learner's files. Figures:
   is graded, each session must see only its own view, and the step latency p50/p95 is printed;
 - the grader: `flinklab check joins` at scale 1, 10 and 100 (synthetic outputs from the reference, no Flink) next to
   the time to just read the files, and the ratio between scales;
-- CLI start of `flinklab --help`, `flinklab check joins` and `sql-client.sh --help` next to `python -c pass`.
+- CLI start of `flinklab --help`, `flinklab check joins` and `sql-client.sh --help` next to `python -c pass`;
+- the interactive shell (scripts/shell_bench.py, its own cluster): start to prompt beside `sql-client.sh --help`,
+  the completion round trip p50/p95, one query through the shell and through `-f`, and the table view's refresh
+  over 10,000 changing rows.
 """
 
 from __future__ import annotations
@@ -379,7 +382,8 @@ def entry() -> int:
     import json
 
     ap = argparse.ArgumentParser(add_help=False)
-    ap.add_argument("--only", nargs="+", choices=["cluster", "grader", "cli"], default=["cluster", "grader", "cli"])
+    ap.add_argument("--only", nargs="+", choices=["cluster", "grader", "cli", "shell"],
+                    default=["cluster", "grader", "cli", "shell"])
     ap.add_argument("--json", metavar="FILE", type=Path)
     ap.add_argument("--grader-scales", nargs="+", type=int, default=[1, 10, 100])
     ours, rest = ap.parse_known_args()
@@ -393,6 +397,11 @@ def entry() -> int:
             bench_grader(root, ours.grader_scales)
         if "cli" in ours.only:
             bench_cli_start(root)
+        if "shell" in ours.only:
+            sys.path.insert(0, str(Path(__file__).resolve().parent))
+            from shell_bench import bench_shell
+
+            bench_shell(root, figure, section)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     if ours.json is not None:

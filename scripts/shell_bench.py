@@ -4,7 +4,7 @@
     .venv/bin/python scripts/shell_bench.py            # its own cluster, on free ports and temporary dirs
 
 Called by scripts/bench.py as its `shell` section (hook 04); standalone it prints the same lines. Figures:
-- start to prompt: `python -m flinklab.sqlclient.shell` on a pseudo-terminal until `Flink SQL>` shows, beside
+- start to prompt: `sql-client.sh` on a pseudo-terminal until `Flink SQL>` shows, beside
   `sql-client.sh --help` (target: within 0.5 s of it);
 - completion: the complete-statement round trip, p50 and p95 (target p95 <= 50 ms);
 - one bounded query through the shell (typed at the prompt, to the prompt back) and through `sql-client.sh -f`
@@ -186,6 +186,7 @@ def view_refresh_cost(rows: int = 10_000, rounds: int = 20) -> tuple[float, floa
 def bench_shell(root: Path, figure: Figure = _print_figure, section: Callable[[str], None] = print) -> None:
     """Bring up a cluster of its own under `root`, print the shell's figures, bring it down."""
     from flinklab.cluster.lifecycle import bring_down, bring_up
+
     from flinklab.settings import Settings
 
     section("The interactive shell (issue 19)")

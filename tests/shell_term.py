@@ -1,8 +1,7 @@
 """A terminal for the shell tests: the shell on a real pseudo-terminal (pexpect), its screen kept by a VT100
 emulator (pyte), and waits on what the screen shows, never sleeps.
 
-Until the `sql-client.sh` hook lands the shell is started as `python -m flinklab.sqlclient.shell`; afterwards the
-tests switch to `sql-client.sh` (see /work/notes/shell-hooks/README.md).
+The shell is started as a learner starts it: the `sql-client.sh` console script of this venv, on a terminal.
 """
 
 from __future__ import annotations
@@ -11,11 +10,12 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import pexpect
 import pyte
 
-SHELL = [sys.executable, "-m", "flinklab.sqlclient.shell"]
+SHELL = [str(Path(sys.executable).parent / "sql-client.sh")]
 
 
 class Term:

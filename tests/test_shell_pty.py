@@ -17,10 +17,10 @@ from pathlib import Path
 import httpx
 import pytest
 from conftest import free_port, settings_env
+from flinklab.cluster.rest import FlinkRest
 from shell_term import Term
 
 from flinklab.cluster.base import resolve_rest_url
-from flinklab.cluster.rest import FlinkRest
 from flinklab.settings import Settings
 from flinklab.sqlclient.shell.history import MASK
 
@@ -358,7 +358,7 @@ def own_gateway(flink_cluster: Settings, tmp_path: Path) -> Iterator[OwnGateway]
 
 def test_gateway_killed_while_the_prompt_waits(shells: list[Term], flink_cluster: Settings,
                                                own_gateway: OwnGateway) -> None:
-    term = start(shells, flink_cluster, "-e", own_gateway.endpoint)
+    term = start(shells, flink_cluster, "gateway", "-e", own_gateway.endpoint)
     term.wait_prompt()
     own_gateway.kill()
     term.wait_for("stopped answering", timeout=30)
@@ -368,7 +368,7 @@ def test_gateway_killed_while_the_prompt_waits(shells: list[Term], flink_cluster
 
 def test_gateway_killed_while_a_view_is_open(shells: list[Term], flink_cluster: Settings,
                                              own_gateway: OwnGateway, ddl: Path) -> None:
-    term = start(shells, flink_cluster, "-e", own_gateway.endpoint, "-i", str(ddl))
+    term = start(shells, flink_cluster, "gateway", "-e", own_gateway.endpoint, "-i", str(ddl))
     term.wait_prompt()
     term.type_line("SELECT id FROM orders;")
     term.wait_for("SQL Query Result (Table)")
@@ -381,7 +381,7 @@ def test_gateway_killed_while_a_view_is_open(shells: list[Term], flink_cluster: 
 def test_a_restarted_gateway_gets_a_new_session_with_the_init_files(
         shells: list[Term], flink_cluster: Settings, own_gateway: OwnGateway, ddl: Path) -> None:
     env = {**settings_env(flink_cluster), "FLINKLAB_SHELL_HEARTBEAT_SECONDS": "3600"}  # no beat during the restart
-    term = start(shells, flink_cluster, "-e", own_gateway.endpoint, "-i", str(ddl), *TABLEAU, env=env)
+    term = start(shells, flink_cluster, "gateway", "-e", own_gateway.endpoint, "-i", str(ddl), *TABLEAU, env=env)
     term.wait_prompt()
     own_gateway.kill()
     own_gateway.start()

@@ -1,11 +1,12 @@
 """`flinklab sql` and the `sql-client.sh` console script: a thin client of the SQL gateway.
 
 `sql-client.sh [gateway --endpoint HOST:PORT | embedded] [-i init.sql]... [-f script.sql] [-D key=value]...`
-prints what the real client prints to stdout (redirect with `> x.out 2>&1`). Without a mode it uses the gateway
-`flink-up` started (127.0.0.1:8083); `gateway --endpoint` names another one (Flink's syntax); `embedded` starts a
-gateway inside this process for this one call (a JVM: slow, no `flink-up` gateway needed). Exit status: 0 when
-every statement succeeded, 1 when one failed (the real client says 0 here; a script needs to know), 2 when it
-could not run (missing file, no gateway).
+prints what the real client prints to stdout (redirect with `> x.out 2>&1`). On a terminal without `-f` it opens
+the interactive shell (flinklab.sqlclient.shell), as Flink's client does; piped stdin runs as a script. Without a
+mode it uses the gateway `flink-up` started (127.0.0.1:8083); `gateway --endpoint` names another one (Flink's
+syntax); `embedded` starts a gateway inside this process for this one call (a JVM: slow, no `flink-up` gateway
+needed). Exit status: 0 when every statement succeeded, 1 when one failed (the real client says 0 here; a script
+needs to know), 2 when it could not run (missing file, no gateway).
 """
 
 from __future__ import annotations
@@ -29,6 +30,15 @@ DEFINE_OPT = typer.Option(None, "-D", metavar="KEY=VALUE", help="A session optio
 ENDPOINT_OPT = typer.Option(
     None, "-e", "--endpoint", metavar="HOST:PORT", help="The SQL gateway to use (with the `gateway` mode)."
 )
+HISTORY_OPT = typer.Option(
+    None, "-hist", "--history", metavar="PATH", help="The shell's history file (default ~/.flink-sql-history)."
+)
+SESSION_OPT = typer.Option(None, "-s", "--session", metavar="NAME", help="The name of the shell's session.")
+JAR_OPT = typer.Option(None, "-j", "--jar", metavar="JAR", hidden=True)
+LIBRARY_OPT = typer.Option(None, "-l", "--library", metavar="DIR", hidden=True)
+PYTHON_OPTS = ("-pyfs", "--pyFiles", "-pyarch", "--pyArchives", "-pyexec", "--pyExecutable",
+               "-pyclientexec", "--pyClientExecutable", "-pyreq", "--pyRequirements")
+PY_OPT = typer.Option(None, *PYTHON_OPTS, metavar="VALUE", hidden=True)
 
 
 def parse_defines(items: list[str]) -> dict[str, str]:
@@ -62,9 +72,10 @@ def endpoint_url(endpoint: str) -> str:
 
 def run_sql(
     init: list[Path], file: Path | None, defines: dict[str, str], *, stdin: TextIO, out: TextIO,
-    url: str | None = None, embedded: bool = False,
+    url: str | None = None, embedded: bool = False, history: str | None = None, session: str | None = None,
 ) -> ExitStatus:
-    """Check the inputs, connect to the gateway, run one invocation, and say how it went."""
+    """Check the inputs, connect to the gateway, run one invocation (or, on a terminal without `-f`, the
+    interactive shell), and say how it went."""
     # Read once here so a bad path fails before stdin is read (and before a missing gateway would hide it).
     for path in [*init, *([file] if file is not None else [])]:
         read_sql(path)
@@ -73,6 +84,11 @@ def run_sql(
 
     client = SqlClient(settings_from(), url, embedded=embedded)
     try:
+        if file is None and stdin.isatty() and out.isatty():
+            from flinklab.sqlclient.shell.app import ShellOptions, run_shell
+
+            return run_shell(ShellOptions(client.url, client.cluster_url, list(init), defines, history, session),
+                             out)
         script_text = None
         if file is None:
             if stdin.isatty():
@@ -88,11 +104,12 @@ def run_sql(
 
 
 def _sql(init: Optional[List[Path]], file: Optional[Path], define: Optional[List[str]], *,
-         url: str | None = None, embedded: bool = False) -> None:
+         url: str | None = None, embedded: bool = False, history: str | None = None,
+         session: str | None = None) -> None:
     try:
         status = run_sql(
             list(init or []), file, parse_defines(list(define or [])), stdin=sys.stdin, out=sys.stdout,
-            url=url, embedded=embedded,
+            url=url, embedded=embedded, history=history, session=session,
         )
         sys.stdout.flush()  # here, not at exit: a full disk is then one line, not "Exception ignored"
     except OSError as exc:  # stdout cannot be written (`> out` on a full disk, a closed pipe)
@@ -131,8 +148,20 @@ def _sql_client(
     file: Optional[Path] = FILE_OPT,
     define: Optional[List[str]] = DEFINE_OPT,
     endpoint: Optional[str] = ENDPOINT_OPT,
+    history: Optional[str] = HISTORY_OPT,
+    session: Optional[str] = SESSION_OPT,
+    jar: Optional[List[str]] = JAR_OPT,
+    library: Optional[List[str]] = LIBRARY_OPT,
+    python: Optional[List[str]] = PY_OPT,
 ) -> None:
-    """Flink's SQL client, on flinklab's SQL gateway."""
+    """Flink's SQL client, on flinklab's SQL gateway (an interactive shell on a terminal without -f)."""
+    if jar or library or python:
+        raise UsageError(
+            "Jars and Python dependencies (-j, -l, -py*) are not supported: flinklab's gateway runs Flink's own "
+            "connectors and formats only.",
+            "Use the connectors and formats the Flink distribution ships (datagen, filesystem, print, blackhole, csv, "
+            "json, raw).",
+        )
     if mode not in (None, "embedded", "gateway"):
         raise UsageError(
             f"Mode {mode!r} is not supported.",
@@ -142,7 +171,8 @@ def _sql_client(
         raise UsageError("The gateway mode needs --endpoint HOST:PORT.", "For example: --endpoint 127.0.0.1:8083.")
     if endpoint is not None and mode != "gateway":
         raise UsageError("--endpoint goes with the gateway mode.", "sql-client.sh gateway --endpoint HOST:PORT ...")
-    _sql(init, file, define, url=endpoint_url(endpoint) if endpoint else None, embedded=mode == "embedded")
+    _sql(init, file, define, url=endpoint_url(endpoint) if endpoint else None, embedded=mode == "embedded",
+         history=history, session=session)
 
 
 sql_client_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)

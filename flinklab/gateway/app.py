@@ -179,12 +179,16 @@ class GatewayApi:
 
 
 def complete(session: Any, statement: str, position: int) -> list[str]:
-    """Flink's completion hints for `statement` at `position` (the planner's SQL parser)."""
+    """Completion candidates for `statement` at `position`: the session's tables, views, columns, functions and
+    SET keys with their values (flinklab's, completion.py), then Flink's parser hints."""
+    from flinklab.gateway.completion import extra_candidates, merge
+
     try:
-        hints = session.complete(statement, position)
+        hints = [str(h) for h in session.complete(statement, position)]
     except Exception:  # noqa: BLE001 - a failing completion has no candidates
-        return []
-    return [str(h) for h in hints]
+        hints = []
+    with session.lock:  # the catalog is read while no statement of the session changes it
+        return merge(hints, extra_candidates(session, statement, position))
 
 
 #: (method, path, handler name, first version that has it)

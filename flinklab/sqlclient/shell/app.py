@@ -21,6 +21,7 @@ from prompt_toolkit.lexers import PygmentsLexer
 from prompt_toolkit.styles import Style
 
 from flinklab.errors import ExitStatus, FlinklabError
+from flinklab.flink.sql_split import split_statements, strip_comments
 from flinklab.sqlclient.client import DML_SYNC, guess_kind
 from flinklab.sqlclient.printer import CONTINUATION_PROMPT, PROMPT
 from flinklab.sqlclient.protocol import GatewayError
@@ -30,7 +31,6 @@ from flinklab.sqlclient.shell.gateway import HEARTBEAT_SECONDS, Heartbeat
 from flinklab.sqlclient.shell.history import history_path, mend, open_history
 from flinklab.sqlclient.shell.keys import prompt_bindings
 from flinklab.sqlclient.shell.lexer import FlinkSqlLexer, style_rules
-from flinklab.sqlclient.splitter import split_statements, strip_comments
 
 MSG_QUIT = "[INFO] Exiting Flink SQL CLI Client..."
 COLOR_SCHEMA = "sql-client.display.color-schema"
@@ -41,7 +41,7 @@ _JOB_KINDS = ("insert", "statement_set", "execute_plan")
 
 @dataclass
 class ShellOptions:
-    """What `sql-client.sh` (or `python -m flinklab.sqlclient.shell`) was started with."""
+    """What `sql-client.sh` was started with, for its interactive shell."""
 
     gateway_url: str
     cluster_url: str | None = None

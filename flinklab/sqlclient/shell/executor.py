@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from flinklab.errors import FlinklabError
+from flinklab.flink.sql_split import strip_comments
 from flinklab.sqlclient import tableau
 from flinklab.sqlclient.client import (
     MAX_COLUMN_WIDTH,
@@ -31,7 +32,6 @@ from flinklab.sqlclient.printer import Printer, reason_from_server
 from flinklab.sqlclient.protocol import GatewayError, NoGatewayError, Page
 from flinklab.sqlclient.shell.fold import DEFAULT_MAX_ROWS, ChangelogTail, TableFold
 from flinklab.sqlclient.shell.gateway import ShellApi
-from flinklab.sqlclient.splitter import strip_comments
 from flinklab.sqlclient.sqlfiles import read_sql
 
 MAX_TABLE_ROWS = "sql-client.execution.max-table-result.rows"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from flinklab.sqlclient.splitter import split_statements, strip_comments
+from flinklab.flink.sql_split import split_statements, strip_comments
 
 _SENTINEL = "flinklab_statement_end_probe"
 
