@@ -185,8 +185,8 @@ def view_refresh_cost(rows: int = 10_000, rounds: int = 20) -> tuple[float, floa
 
 def bench_shell(root: Path, figure: Figure = _print_figure, section: Callable[[str], None] = print) -> None:
     """Bring up a cluster of its own under `root`, print the shell's figures, bring it down."""
-    from flinklab.cluster.lifecycle import bring_down, bring_up
-
+    from flinklab.course.data import lab_data_files
+    from flinklab.environment.lifecycle import bring_down, bring_up
     from flinklab.settings import Settings
 
     section("The interactive shell (issue 19)")
@@ -199,7 +199,7 @@ def bench_shell(root: Path, figure: Figure = _print_figure, section: Callable[[s
     settings = Settings.from_env(env)
     ddl = base / "ddl.sql"
     ddl.write_text(DDL)
-    bring_up(settings)
+    bring_up(settings, data_files=lab_data_files())
     try:
         floor = help_start(env)
         figure("sql-client.sh --help", floor)

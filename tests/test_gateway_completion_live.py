@@ -4,7 +4,6 @@ tables and views with their columns, functions, options, and a catalog read agai
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +19,8 @@ pytestmark = pytest.mark.live
 def session(flink_cluster: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from flinklab.gateway.server import build_service
 
-    service = build_service(resolve_rest_url(flink_cluster), Path(tmp_path_factory.mktemp("gw")))
+    service = build_service(resolve_rest_url(flink_cluster),
+                            flink_cluster.with_overrides(state_dir=tmp_path_factory.mktemp("gw")))
     try:
         session = service.open_session({"execution.runtime-mode": "batch"})
         session.execute("CREATE TABLE orders (order_id INT, amount DOUBLE) WITH ('connector' = 'datagen', "

@@ -17,10 +17,10 @@ from pathlib import Path
 import httpx
 import pytest
 from conftest import free_port, settings_env
-from flinklab.cluster.rest import FlinkRest
 from shell_term import Term
 
 from flinklab.cluster.base import resolve_rest_url
+from flinklab.flink.rest import FlinkRest
 from flinklab.settings import Settings
 from flinklab.sqlclient.shell.history import MASK
 
@@ -324,7 +324,7 @@ class OwnGateway:
 
     def start(self) -> OwnGateway:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "flinklab.gateway", "--port", str(self.port), "--rest-url",
+            [sys.executable, "-m", "flinklab.environment.serve_gateway", "--port", str(self.port), "--rest-url",
              resolve_rest_url(self.settings), "--state-dir", str(self.state_dir)],
             env=settings_env(self.settings), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
