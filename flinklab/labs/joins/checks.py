@@ -311,8 +311,9 @@ def _latest_checks(ctx: GradingContext, data: ref.JoinsData) -> list[CheckResult
     if "-U" in step.table.ops_seen():
         results.append(passed(name, 1, step="latest"))
     else:
-        results.append(failed(name, 1, "expected -U rows (each rate change recomputes past orders); found ops "
-                              f"{', '.join(sorted(step.table.ops_seen())) or 'none (batch table)'}.",
+        mode = "a batch table (no op column)" if not step.table.streaming else \
+            f"ops {', '.join(sorted(step.table.ops_seen())) or 'none'}"
+        results.append(failed(name, 1, f"expected -U rows (each rate change recomputes past orders); found {mode}.",
                               "Run latest.sql in streaming mode and join rates_v without FOR SYSTEM_TIME AS OF.",
                               step="latest"))
     return results
