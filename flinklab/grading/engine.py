@@ -231,9 +231,10 @@ def grade_step(ctx: GradingContext, lab: LabChecks, spec: StepSpec, data: Data) 
 def grade_report(ctx: GradingContext, lab: str, spec: ReportSpec, data: Data) -> list[CheckResult]:
     """The report's field checks as the table says."""
     expected = spec.expected(data)
+    diagnose = spec.diagnose(ctx) if spec.diagnose is not None else None
 
     def hint_for(field: str, got: Any, want: Mapping[str, Any]) -> str:
-        if spec.diagnose is not None and (hint := spec.diagnose(ctx, field, got, want)):
+        if diagnose is not None and (hint := diagnose(field, got, want)):
             return hint
         return spec.field_hints.get(field) or spec.hint.format(field=field, source=spec.sources[field])
 

@@ -177,7 +177,8 @@ class ReportSpec:
     """report.json: one check `report: <field>` per field against `expected(data)` (see grading.report_checks).
 
     `sources[field]` names the output(s) it is read from; `hint` ({field}, {source}) is for a wrong value unless
-    `field_hints` has the field's own or `diagnose(ctx, field, found, expected)` names the mistake.
+    `field_hints` has the field's own or the diagnosis names the mistake: `diagnose(ctx)` is called once per
+    grading (so it may read the outputs once, lazily) and returns `(field, found, expected report) -> hint or None`.
     """
 
     fields: tuple[str, ...]
@@ -186,7 +187,7 @@ class ReportSpec:
     hint: str = "Read it from {source}."
     integer_fields: Collection[str] | None = None  # None = every field
     field_hints: Mapping[str, str] = field(default_factory=dict)
-    diagnose: Callable[[GradingContext, str, Any, Mapping[str, Any]], str | None] | None = None
+    diagnose: Callable[[GradingContext], Callable[[str, Any, Mapping[str, Any]], str | None]] | None = None
     tolerance: Decimal = Decimal(0)
     fields_phrase: str = "the lab's fields"
     read_verb: str = "Read"

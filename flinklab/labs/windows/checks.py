@@ -190,7 +190,7 @@ def _no_ties(ties_of, what: str, tiebreak: str):
     return guard
 
 
-def _report_hint(ctx: Any, field: str, got: Any, want: Mapping[str, Any]) -> str | None:
+def _report_hint(field: str, got: Any, want: Mapping[str, Any]) -> str | None:
     if field == "orders" and got == 2 * want["orders"]:
         return ("HOP counts summed as if they were orders: every order sits in two HOP windows (size / slide = 2). "
                 "Count the orders in tumble.out, where each appears once.")
@@ -296,7 +296,7 @@ CHECKS = LabChecks(
             "longest_session_s": "The longest window_end − window_start in session.out, in seconds (the end "
                                  "includes the 5-minute gap).",
         },
-        diagnose=_report_hint, tolerance=TOLERANCE),
+        diagnose=lambda ctx: _report_hint, tolerance=TOLERANCE),
 )
 
 #: What `Lab.checks` calls: every requirement of the windows lab, graded from the saved files against the CSV.
