@@ -15,6 +15,7 @@ from flinklab.grading.changelog import final_rows
 from flinklab.grading.context import GradingContext
 from flinklab.grading.engine import Compared, StepView
 from flinklab.grading.outputs import format_number, read_step
+from flinklab.grading.report_fields import added_rows
 from flinklab.grading.spec import (
     Changelog,
     Code,
@@ -32,7 +33,7 @@ from flinklab.grading.spec import (
 from flinklab.grading.values import as_decimal, as_int, as_timestamp, compare_rows, numbers_close
 from flinklab.labs.joins import reference as ref
 from flinklab.labs.joins.plan_checks import plan_checks
-from flinklab.labs.joins.report import INTEGER_FIELDS, REPORT_FIELDS, plus_rows
+from flinklab.labs.joins.report import INTEGER_FIELDS, REPORT_FIELDS, SOURCES
 
 TOLERANCE = Decimal("0.01")
 
@@ -167,24 +168,19 @@ def _temporal_totals(data: ref.JoinsData) -> list[tuple]:
 
 # ---- report -------------------------------------------------------------------------------------------------------
 
-SOURCES = {"matched_orders": "regular.out", "interval_rows": "interval.out", "unshipped_orders": "unshipped.out",
-           "temporal_rows": "temporal.out", "orders_without_rate": "count.out and temporal.out",
-           "usd_gap_krw": "latest.out and temporal.out"}
-
-
 def _intermediate_values(ctx: GradingContext) -> dict[str, list[float]]:
     """Values a learner gets by reading intermediate changelog rows instead of the final ones (for hints)."""
     values: dict[str, list[float]] = {"matched_orders": [], "usd_gap_krw": []}
     regular = read_step(ctx.workspace, "regular.out")
     if regular.ok and "orders" in regular.table.columns and regular.table.streaming:
-        ordered = [as_int(r.get("orders")) or 0 for r in plus_rows(regular.table)]
+        ordered = [as_int(r.get("orders")) or 0 for r in added_rows(regular.table)]
         values["matched_orders"] += [sum(ordered), len(regular.table.rows), len(ordered)]
     latest, temporal = read_step(ctx.workspace, "latest.out"), read_step(ctx.workspace, "temporal.out")
     if latest.ok and temporal.ok and {"currency", "total_krw"} <= set(latest.table.columns) \
             and {"currency", "amount_krw"} <= set(temporal.table.columns):
         usd_temporal = sum((as_decimal(r.get("amount_krw")) or Decimal(0) for r in final_rows(temporal.table)
                             if r.get("currency") == "USD"), Decimal(0))
-        usd_rows = [as_decimal(r.get("total_krw")) for r in plus_rows(latest.table) if r.get("currency") == "USD"]
+        usd_rows = [as_decimal(r.get("total_krw")) for r in added_rows(latest.table) if r.get("currency") == "USD"]
         values["usd_gap_krw"] += [float(v - usd_temporal) for v in usd_rows[:-1] if v is not None]
         values["usd_gap_krw"].append(float(sum((v for v in usd_rows if v is not None), Decimal(0)) - usd_temporal))
     return values

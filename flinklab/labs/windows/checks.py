@@ -30,7 +30,7 @@ from flinklab.grading.spec import (
 from flinklab.grading.values import as_int, as_timestamp
 from flinklab.labs.windows import reference as ref
 from flinklab.labs.windows.fixtures import FILE
-from flinklab.labs.windows.report import FIELD_SOURCES, REPORT_FIELDS
+from flinklab.labs.windows.report import REPORT_FIELDS, SOURCES
 
 TOLERANCE = Decimal("0.01")
 TEN_MIN = 10 * ref.MINUTE
@@ -288,7 +288,7 @@ CHECKS = LabChecks(
         )),
     ),
     report=ReportSpec(
-        REPORT_FIELDS, ref.expected_report, {field: f"{step}.out" for field, step in FIELD_SOURCES.items()},
+        REPORT_FIELDS, ref.expected_report, SOURCES,
         hint="Read it from {source} (rows are final: window results are insert-only).",
         field_hints={
             "cumulate_windows_per_start": "Count the cumulate.out rows sharing one window_start: 1 hour / 10 "
