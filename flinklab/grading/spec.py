@@ -168,7 +168,7 @@ class Wording:
     problem: str = "expected {file} to hold a result; {error}."
     error_hint: str = "Fix {step}.sql and run the step again."
     error_hints: ErrorHints = ()
-    rows_message: str = "expected {n_expected} rows ({columns}), found {n_found}: {diff}."
+    rows_message: str = "expected {n_expected} rows ({columns}), found {n_found}: {diff_sentence}"
     empty_set_has_columns: bool = False
 
 

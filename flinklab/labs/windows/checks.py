@@ -216,7 +216,8 @@ CHECKS = LabChecks(
     lab="windows",
     load=lambda data_dir: ref.load_orders(Path(data_dir) / FILE),
     tolerance=TOLERANCE,
-    wording=Wording(problem="expected the {step} result in {file}; {error}.", error_hints=ERROR_HINTS),
+    wording=Wording(problem="expected the {step} result in {file}; {error}.", error_hints=ERROR_HINTS,
+                    rows_message="expected {n_expected} rows ({columns}), found {n_found}: {diff}."),
     steps=(
         StepSpec("tumble", ("order_id", "shop", "amount", "order_time", "window_start", "window_end",
                             "window_time"), (
