@@ -89,84 +89,82 @@ REFERENCE = '''"""The expected answers, computed in plain Python from the CSV (n
 
 from __future__ import annotations
 
-import csv
 from collections import Counter
 from pathlib import Path
 
+from flinklab.course.fixtures_io import decimal_cell, read_csv, text_cell
+
 from flinklab_{name}.fixtures import FILE
 
+Item = tuple[str, str, object]  # item_id, category, amount (a Decimal)
 
-def items_per_category(data_dir: Path) -> list[tuple[str, int]]:
-    """(category, items), sorted."""
-    with open(Path(data_dir) / FILE, newline="", encoding="utf-8") as f:
-        counts = Counter(row[1] for row in csv.reader(f))
-    return sorted(counts.items())
+
+def load(data_dir: Path) -> list[Item]:
+    """The items in file order (a one-line error naming the file and line when the CSV is unreadable)."""
+    return read_csv(Path(data_dir) / FILE, (("item_id", text_cell), ("category", text_cell), ("amount", decimal_cell)))
+
+
+def items_per_category(items: list[Item]) -> list[tuple[str, int]]:
+    """The count step's answer: (category, items), sorted."""
+    return sorted(Counter(item[1] for item in items).items())
+
+
+def report(items: list[Item]) -> dict[str, int]:
+    """report.json as the reference computes it."""
+    return {{"categories": len(items_per_category(items))}}
 '''
 
-REPORT = '''"""report.json, built from the saved outputs the way the guide tells a learner to."""
+REPORT = '''"""report.json as a table: each field is a count or a sum over one step's output (or a function of the
+outputs, where it needs code), built the way the guide tells a learner to (flinklab.grading.report_fields)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from flinklab.grading.changelog import final_rows
-from flinklab.grading.outputs import read_step
+from flinklab.grading import report_fields
+from flinklab.grading.report_fields import ReportField
 
-FIELD_SOURCES = {{"categories": "count.out"}}
-REPORT_FIELDS = tuple(FIELD_SOURCES)
+FIELDS = (
+    ReportField("categories", ("count",)),  # the rows of count.out; ("count",), "sum", "items" would sum a column
+)
+REPORT_FIELDS = report_fields.names(FIELDS)
+SOURCES = report_fields.sources(FIELDS)
 
 
 def build_report(workspace: Path) -> dict:
-    """Each field is the row count of its output; a field whose output is unusable is left out."""
-    report = {{}}
-    for field, source in FIELD_SOURCES.items():
-        out = read_step(Path(workspace), source)
-        if out.table is not None:
-            report[field] = len(final_rows(out.table))
-    return report
+    """report.json from the saved outputs; a field whose output is unusable is left out."""
+    return report_fields.build_report(workspace, FIELDS)
 '''
 
-CHECKS = '''"""The lab's checks: every requirement one CheckResult; a failure says what was expected and
-hints the mistake."""
+CHECKS = '''"""The lab's checks as a table (flinklab.grading.spec): per step the columns its output must have and its
+checks, each with its name, points and hint. A failure says what was expected and what was found.
+
+A mistake whose rows you can compute goes in `mistakes` (its rows, its hint); write a `diagnose=` function only
+for a hint that needs code, and a `Judge` only for a check that is not a row comparison.
+"""
 
 from __future__ import annotations
 
-from decimal import Decimal
-
-from flinklab.grading.changelog import final_rows
-from flinklab.grading.checks import CheckResult, failed, passed
-from flinklab.grading.context import GradingContext
-from flinklab.grading.outputs import StepChecks, read_step, run_hint
-from flinklab.grading.report_checks import report_field_checks
-from flinklab.grading.values import compare_rows
+from flinklab.grading.spec import Changelog, LabChecks, ReportSpec, Rows, StepSpec
 
 from flinklab_{name} import reference as ref
-from flinklab_{name}.report import FIELD_SOURCES, REPORT_FIELDS
+from flinklab_{name}.report import REPORT_FIELDS, SOURCES
 
-COLUMNS = ("category", "items")
+CHECKS = LabChecks(
+    lab="{name}",
+    load=ref.load,
+    steps=(
+        StepSpec("count", ("category", "items"), (
+            Rows("count: items per category", 2, ref.items_per_category,
+                 "GROUP BY category and name the columns category, items."),
+            Changelog("batch", 1, "Run count.sql in batch mode: SET 'execution.runtime-mode' = 'batch';"),
+        )),
+    ),
+    report=ReportSpec(REPORT_FIELDS, ref.report, SOURCES, hint="Count the rows of {{source}}."),
+)
 
-
-def checks(ctx: GradingContext) -> list[CheckResult]:
-    """Every check of the lab."""
-    name = "count: items per category"
-    out = read_step(ctx.workspace, "count.out")
-    step = StepChecks(out, "count", COLUMNS, problem="" if out.ok else f"expected a result; {{out.error}}.",
-                      hint="" if out.ok else run_hint("{name}", "count"))
-    expected = ref.items_per_category(ctx.data_dir)
-    results = []
-    unusable = step.unusable(name, 2)
-    if unusable is not None:
-        results.append(unusable)
-    else:
-        diff = compare_rows(expected, final_rows(step.table), columns=COLUMNS)
-        results.append(passed(name, 2, step="count") if diff.ok else failed(
-            name, 2, f"expected {{len(expected)}} rows: {{diff.describe()}}.",
-            "GROUP BY category and name the columns category, items.", step="count"))
-    results += report_field_checks(
-        ctx, REPORT_FIELDS, {{"categories": len(expected)}}, integer_fields=REPORT_FIELDS, sources=FIELD_SOURCES,
-        hint_for=lambda field, found, want: f"Count the rows of {{FIELD_SOURCES[field]}}.", tolerance=Decimal(0),
-        lab_name="{name}")
-    return results
+#: What `Lab.checks` calls.
+checks = CHECKS
 '''
 
 DDL = '''-- The lab's source table; the path is the lab texts' data dir (flinklab rewrites it to this machine's).

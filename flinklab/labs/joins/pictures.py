@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # the picture model loads with a picture: `flinklab --help` a
 
 def step_pictures(ctx: GradingContext, step: str) -> list[Picture]:
     """The plans' pictures for the `plans` step; none for the others."""
-    from flinklab.labs.joins.checks import PLAN_FILES
+    from flinklab.labs.joins.plan_checks import PLAN_FILES
     from flinklab.pictures.picture import Picture
     from flinklab.pictures.plan import load_plan_graph
     from flinklab.pictures.plan_svg import plan_svg

@@ -1,92 +1,66 @@
 """report.json of the joins lab, built from the saved outputs the way the lab tells a learner to: in a
 changelog the last +I/+U per key is the final value; append-only results are counted by their `+I` rows.
-
-Also `plus_rows`, which the checks use to recognise a report computed from intermediate rows.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
 from pathlib import Path
 
+from flinklab.grading import report_fields
 from flinklab.grading.changelog import final_rows, fold_by_key
-from flinklab.grading.outputs import StepOutput, read_step
+from flinklab.grading.outputs import StepOutput
 from flinklab.grading.parse import ResultTable
+from flinklab.grading.report_fields import ReportField
 from flinklab.grading.values import as_decimal, as_int
 
-REPORT_FIELDS = (
-    "matched_orders",
-    "interval_rows",
-    "unshipped_orders",
-    "temporal_rows",
-    "orders_without_rate",
-    "usd_gap_krw",
-)
-INTEGER_FIELDS = REPORT_FIELDS[:-1]
+
+def _table(outputs: Mapping[str, StepOutput], step: str) -> ResultTable:
+    table = outputs[step].table
+    assert table is not None
+    return table
 
 
-def plus_rows(table: ResultTable) -> list[dict[str, str | None]]:
-    """The `| +I |` (and `+U`) rows: what `grep` counts for an append-only result (batch: every row)."""
-    if table.ops is None:
-        return table.records()
-    return [dict(zip(table.columns, row)) for op, row in zip(table.ops, table.rows) if op in ("+I", "+U")]
+def _matched_orders(outputs: Mapping[str, StepOutput]) -> int:
+    # r.get: a missing `orders` column counts 0 (the tier key must be there)
+    tiers = fold_by_key(_table(outputs, "regular"), ["tier"])
+    return sum(as_int(r.get("orders")) or 0 for r in tiers.values())
 
 
-def _sum(values) -> Decimal:
-    total = Decimal(0)
-    for value in values:
-        number = as_decimal(value)
+def _orders_without_rate(outputs: Mapping[str, StepOutput]) -> int | None:
+    orders = as_int((fold_by_key(_table(outputs, "count"), ["tbl"]).get(("orders",)) or {}).get("n"))
+    return None if orders is None else orders - len(final_rows(_table(outputs, "temporal")))
+
+
+def _usd_gap_krw(outputs: Mapping[str, StepOutput]) -> float | None:
+    latest = fold_by_key(_table(outputs, "latest"), ["currency"])
+    usd_latest = as_decimal((latest.get(("USD",)) or {}).get("total_krw"))
+    if usd_latest is None:
+        return None
+    usd_temporal = Decimal(0)
+    for r in final_rows(_table(outputs, "temporal")):
+        number = as_decimal(r.get("amount_krw")) if r.get("currency") == "USD" else None
         if number is not None:
-            total += number
-    return total
+            usd_temporal += number
+    return float(usd_latest - usd_temporal)
 
 
-def _usd_latest(out: dict[str, StepOutput]) -> Decimal | None:
-    latest = fold_by_key(out["latest"].table, ["currency"])
-    return as_decimal((latest.get(("USD",)) or {}).get("total_krw"))
+FIELDS = (
+    ReportField("matched_orders", ("regular",), _matched_orders),
+    ReportField("interval_rows", ("interval",), added=True),
+    ReportField("unshipped_orders", ("unshipped",), added=True),
+    ReportField("temporal_rows", ("temporal",)),
+    ReportField("orders_without_rate", ("count", "temporal"), _orders_without_rate),
+    ReportField("usd_gap_krw", ("latest", "temporal"), _usd_gap_krw),
+)
+REPORT_FIELDS = report_fields.names(FIELDS)
+INTEGER_FIELDS = REPORT_FIELDS[:-1]
+#: Where each field is read from (for messages).
+SOURCES = report_fields.sources(FIELDS)
 
 
 def build_report(workspace: Path) -> dict:
     """report.json from the saved outputs. A field whose output is missing or unusable is left out (the checks
     then say which step to run)."""
-    workspace = Path(workspace)
-    out = {name: read_step(workspace, f"{name}.out")
-           for name in ("count", "regular", "interval", "unshipped", "temporal", "latest")}
-
-    def temporal() -> list[dict[str, str | None]]:
-        return final_rows(out["temporal"].table)
-
-    def matched_orders() -> int:
-        tiers = fold_by_key(out["regular"].table, ["tier"])
-        return sum(as_int(r.get("orders")) or 0 for r in tiers.values())
-
-    def orders_without_rate() -> int | None:
-        orders = as_int((fold_by_key(out["count"].table, ["tbl"]).get(("orders",)) or {}).get("n"))
-        return None if orders is None else orders - len(temporal())
-
-    def usd_gap_krw() -> float | None:
-        usd_latest = _usd_latest(out)
-        if usd_latest is None:
-            return None
-        usd_temporal = _sum(r.get("amount_krw") for r in temporal() if r.get("currency") == "USD")
-        return float(usd_latest - usd_temporal)
-
-    fields = {
-        "matched_orders": (("regular",), matched_orders),
-        "interval_rows": (("interval",), lambda: len(plus_rows(out["interval"].table))),
-        "unshipped_orders": (("unshipped",), lambda: len(plus_rows(out["unshipped"].table))),
-        "temporal_rows": (("temporal",), lambda: len(temporal())),
-        "orders_without_rate": (("count", "temporal"), orders_without_rate),
-        "usd_gap_krw": (("latest", "temporal"), usd_gap_krw),
-    }
-    report: dict[str, int | float] = {}
-    for name, (needs, compute) in fields.items():
-        if not all(out[step].ok for step in needs):
-            continue
-        try:
-            value = compute()
-        except KeyError:  # a column the lab names is missing (MissingColumnError is a KeyError)
-            continue
-        if value is not None:
-            report[name] = value
-    return report
+    return report_fields.build_report(workspace, FIELDS)

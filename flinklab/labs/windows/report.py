@@ -5,29 +5,24 @@ results are insert-only, so every `+I` row is a final row; count them, and read 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Mapping
 from pathlib import Path
 
+from flinklab.grading import report_fields
 from flinklab.grading.changelog import final_rows
-from flinklab.grading.outputs import read_step
-from flinklab.grading.values import as_int, as_timestamp
+from flinklab.grading.outputs import StepOutput
+from flinklab.grading.report_fields import ReportField
+from flinklab.grading.values import as_timestamp
 
-#: Which saved output each report field is read from (for messages and for the report's own gaps).
-FIELD_SOURCES = {
-    "orders": "tumble",
-    "tumble_windows": "tumble",
-    "hop_windows": "hop",
-    "hop_orders_total": "hop",
-    "cumulate_windows": "cumulate",
-    "cumulate_windows_per_start": "cumulate",
-    "sessions": "session",
-    "longest_session_s": "session",
-    "top_shops_rows": "top_shops",
-    "top_orders_rows": "top_orders",
-}
 
-#: The report's fields, in the order the report lists them.
-REPORT_FIELDS = tuple(FIELD_SOURCES)
+def _rows(outputs: Mapping[str, StepOutput], step: str) -> list[dict[str, str | None]]:
+    table = outputs[step].table
+    assert table is not None
+    return final_rows(table)
+
+
+def _per_start_max(outputs: Mapping[str, StepOutput]) -> int:
+    return max(Counter(r["window_start"] for r in _rows(outputs, "cumulate")).values(), default=0)
 
 
 def _seconds_between(start: str | None, end: str | None) -> int | None:
@@ -35,45 +30,31 @@ def _seconds_between(start: str | None, end: str | None) -> int | None:
     return None if a is None or b is None else int((b - a).total_seconds())
 
 
+def _longest(outputs: Mapping[str, StepOutput]) -> int | None:
+    lengths = [_seconds_between(r["window_start"], r["window_end"]) for r in _rows(outputs, "session")]
+    known = [n for n in lengths if n is not None]
+    return max(known) if known else None
+
+
+#: The report's fields, in the order the report lists them, each read from one step's output.
+FIELDS = (
+    ReportField("orders", ("tumble",)),
+    ReportField("tumble_windows", ("tumble",), "distinct", "window_start"),
+    ReportField("hop_windows", ("hop",)),
+    ReportField("hop_orders_total", ("hop",), "sum", "orders"),
+    ReportField("cumulate_windows", ("cumulate",)),
+    ReportField("cumulate_windows_per_start", ("cumulate",), _per_start_max),
+    ReportField("sessions", ("session",)),
+    ReportField("longest_session_s", ("session",), _longest),
+    ReportField("top_shops_rows", ("top_shops",)),
+    ReportField("top_orders_rows", ("top_orders",)),
+)
+REPORT_FIELDS = report_fields.names(FIELDS)
+#: Which saved output each report field is read from (for messages).
+SOURCES = report_fields.sources(FIELDS)
+
+
 def build_report(workspace: Path) -> dict:
     """report.json from the saved outputs. A field whose output is missing or unusable is left out (the checks
     then say which step to run)."""
-    workspace = Path(workspace)
-    out = {step: read_step(workspace, f"{step}.out") for step in set(FIELD_SOURCES.values())}
-
-    def rows(step: str) -> list[dict[str, str | None]]:
-        table = out[step].table
-        assert table is not None
-        return final_rows(table)
-
-    def per_start_max() -> int:
-        return max(Counter(r["window_start"] for r in rows("cumulate")).values(), default=0)
-
-    def longest() -> int | None:
-        lengths = [_seconds_between(r["window_start"], r["window_end"]) for r in rows("session")]
-        known = [n for n in lengths if n is not None]
-        return max(known) if known else None
-
-    fields: dict[str, Callable[[], int | None]] = {
-        "orders": lambda: len(rows("tumble")),
-        "tumble_windows": lambda: len({r["window_start"] for r in rows("tumble")}),
-        "hop_windows": lambda: len(rows("hop")),
-        "hop_orders_total": lambda: sum(as_int(r["orders"]) or 0 for r in rows("hop")),
-        "cumulate_windows": lambda: len(rows("cumulate")),
-        "cumulate_windows_per_start": per_start_max,
-        "sessions": lambda: len(rows("session")),
-        "longest_session_s": longest,
-        "top_shops_rows": lambda: len(rows("top_shops")),
-        "top_orders_rows": lambda: len(rows("top_orders")),
-    }
-    report: dict[str, int] = {}
-    for name in REPORT_FIELDS:
-        if not out[FIELD_SOURCES[name]].ok:
-            continue
-        try:
-            value = fields[name]()
-        except KeyError:  # a column the lab names is missing from the output
-            continue
-        if value is not None:
-            report[name] = value
-    return report
+    return report_fields.build_report(workspace, FIELDS)

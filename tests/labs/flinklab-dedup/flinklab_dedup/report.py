@@ -4,19 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flinklab.grading.changelog import final_rows
-from flinklab.grading.outputs import read_step
+from flinklab.grading import report_fields
+from flinklab.grading.report_fields import ReportField
 
-#: field -> the step output it is read from
-FIELD_SOURCES = {"unique_events": "first.out", "users": "last.out"}
-REPORT_FIELDS = tuple(FIELD_SOURCES)
+#: Each field is the row count of one step's output.
+FIELDS = (ReportField("unique_events", ("first",)), ReportField("users", ("last",)))
+REPORT_FIELDS = report_fields.names(FIELDS)
+SOURCES = report_fields.sources(FIELDS)
 
 
 def build_report(workspace: Path) -> dict:
     """Each field is the row count of its output; a field whose output is unusable is left out."""
-    report = {}
-    for field, source in FIELD_SOURCES.items():
-        out = read_step(Path(workspace), source)
-        if out.table is not None:
-            report[field] = len(final_rows(out.table))
-    return report
+    return report_fields.build_report(workspace, FIELDS)
