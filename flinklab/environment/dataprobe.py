@@ -1,22 +1,29 @@
 """Does a cluster read the lab data? One batch job counts the lines of every lab CSV at the data dir, as the
-cluster sees it, and the counts are compared with the files of this host (the caller's list, by default the
-committed fixtures/*.csv: the ones `flink-up` provisions on this host for the other backends).
+cluster sees it, and the counts are compared with the files of this host (the caller's list: every lab's CSVs,
+the ones `flink-up` provisions on this host for the other backends).
 
 The files are read with the `raw` format (one STRING column per line), so the probe needs no lab's schema. The
-job runs through a SQL gateway of this process (PyFlink, `execution.target: remote`), exactly as the labs' jobs
-will: if the probe reads the data, so will they. The JobManager must see the files too (it lists them for the job).
+job runs through the SQL gateway `flink-up` starts anyway (a session of its own pointed at the cluster being
+attached, by `rest.address`/`rest.port`, before that cluster is recorded), exactly as the labs' jobs will: if the
+probe reads the data, so will they. Only without that gateway (`with_gateway=False`) does it start one in this
+process (a JVM: about 10 s more). The JobManager must see the files too (it lists them for the job).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlparse
 
 from flinklab.errors import ClusterError
 from flinklab.flink.waits import one_line
 from flinklab.settings import Settings
 from flinklab.sqlclient.printer import reason_from_server
 from flinklab.sqlclient.protocol import GatewayClient, GatewayError
+
+if TYPE_CHECKING:
+    from flinklab.environment.client import SqlClient
 
 
 def line_count(path: Path) -> int:
@@ -35,20 +42,22 @@ def _sql_string(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def probe_lab_data(settings: Settings, rest_url: str, data_files: Sequence[Path]) -> list[Path]:
+def probe_lab_data(settings: Settings, rest_url: str, data_files: Sequence[Path],
+                   gateway_url: Callable[[], str] | None = None) -> list[Path]:
     """Check each of `data_files` at `settings.data_dir` through the cluster at `rest_url`; return the files
-    checked.
+    checked. `gateway_url()` names a running gateway to probe through (waiting until it answers); None starts
+    one in this process.
 
     ClusterError naming the first file the cluster cannot read or whose row count differs."""
-    from flinklab.environment.client import SqlClient
-
     sources = list(data_files)
     if not sources:
         return []
     remote = [settings.data_dir / src.name for src in sources]
-    with SqlClient(settings, embedded=True, cluster_url=rest_url) as client:
+    with _probe_client(settings, rest_url, gateway_url) as client:
         api = client.api
-        session = api.open_session({"execution.runtime-mode": "batch"})
+        parsed = urlparse(rest_url)
+        session = api.open_session({"execution.runtime-mode": "batch", "rest.address": parsed.hostname or "",
+                                    "rest.port": str(parsed.port or 8081)})
         for index, path in enumerate(remote):
             ddl = (f"CREATE TEMPORARY TABLE flinklab_probe_{index} (line STRING) WITH ("
                    f"'connector' = 'filesystem', 'path' = {_sql_string(str(path))}, 'format' = 'raw')")
@@ -76,6 +85,15 @@ def probe_lab_data(settings: Settings, rest_url: str, data_files: Sequence[Path]
             raise ClusterError(f"The lab data file {path} differs on the cluster: {found} rows there, {expected} "
                                f"in {src}.", _hint(settings))
     return remote
+
+
+def _probe_client(settings: Settings, rest_url: str, gateway_url: Callable[[], str] | None) -> SqlClient:
+    """A client of the running gateway (its session is pointed at `rest_url`), else of one in this process."""
+    from flinklab.environment.client import SqlClient
+
+    if gateway_url is not None:
+        return SqlClient(settings, gateway_url(), cluster_url=rest_url)
+    return SqlClient(settings, embedded=True, cluster_url=rest_url)
 
 
 def _rows(api: GatewayClient, session: str, statement: str) -> list[list]:

@@ -24,7 +24,7 @@ import fcntl
 import os
 import signal
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,6 +127,15 @@ def _bring_up_locked(settings: Settings, say: ProgressFn, with_gateway: bool,
             gateway_proc = gateway.ensure_started(settings)
         if gateway_proc is not None:
             say(f"starting the SQL gateway on {settings.gateway_url}")
+        if wants_gateway:  # an attached cluster's data is probed through this gateway: no second JVM
+
+            def ready_gateway() -> str:
+                if gateway_proc is not None:
+                    say("waiting for the SQL gateway")
+                    gateway.wait_ready(settings, gateway_proc, settings.startup_timeout)
+                return settings.gateway_url
+
+            set_data_probe(settings, backend, data_files, ready_gateway)
         result = backend.up(progress=say)
         fresh_cluster = backend.owns_cluster and not result.already_running and not result.repaired
         if gateway_proc is not None:
@@ -159,17 +168,25 @@ def provision(settings: Settings, backend: ClusterBackend, say: ProgressFn,
               data_files: Sequence[Path]) -> list[Path]:
     """Copy the lab data into the data dir when `backend`'s cluster reads it from this host; return what was
     copied. A cluster elsewhere (remote) must already have it: its `up` checks that instead, with the data probe
-    given here."""
+    given here (through a gateway of this process; `_bring_up_locked` replaces it with one through the SQL
+    gateway it starts)."""
     if not backend.reads_local_data:
-        if hasattr(backend, "data_probe"):
-            from flinklab.environment.dataprobe import probe_lab_data
-
-            backend.data_probe = lambda url: probe_lab_data(settings, url, data_files)
+        set_data_probe(settings, backend, data_files, None)
         return []
     copied = provision_data(settings, data_files)
     if copied:
         say(f"copied {len(copied)} data file(s) to {settings.data_dir}")
     return copied
+
+
+def set_data_probe(settings: Settings, backend: ClusterBackend, data_files: Sequence[Path],
+                   gateway_url: Callable[[], str] | None) -> None:
+    """Give an attaching backend its data probe: through the gateway `gateway_url()` names (None: one started in
+    this process for the probe)."""
+    if not backend.reads_local_data and hasattr(backend, "data_probe"):
+        from flinklab.environment.dataprobe import probe_lab_data
+
+        backend.data_probe = lambda url: probe_lab_data(settings, url, data_files, gateway_url)
 
 
 @dataclass
