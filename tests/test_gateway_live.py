@@ -190,6 +190,45 @@ def test_closing_a_streaming_query_cancels_its_job(http: httpx.Client, flink_clu
         time.sleep(0.5)
 
 
+def test_an_insert_outlives_its_session_and_a_query_does_not(http: httpx.Client, flink_cluster: Settings) -> None:
+    """Flink's gateway: closing a session closes its operations; a query's job is cancelled with them, while an
+    INSERT's job (submitted, detached) runs on (the shell's INSERT survives QUIT, as in Flink's client)."""
+    session = open_session(http)
+    for ddl in ("CREATE TEMPORARY TABLE endless (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '5')",
+                "CREATE TEMPORARY TABLE sink (id BIGINT) WITH ('connector' = 'blackhole')"):
+        fetch_all(http, session, execute(http, session, ddl))
+    insert = execute(http, session, "INSERT INTO sink SELECT id FROM endless")
+    inserted = None
+    deadline = time.monotonic() + 180
+    while inserted is None:  # the first page names the job (the rest waits for its end, which never comes)
+        assert time.monotonic() < deadline
+        inserted = http.get(f"/v3/sessions/{session}/operations/{insert}/result/0").json().get("jobID")
+    query = execute(http, session, "SELECT id FROM endless")
+    uri, queried = f"/v3/sessions/{session}/operations/{query}/result/0?rowFormat=JSON", None
+    deadline = time.monotonic() + 180
+    while queried is None:
+        assert time.monotonic() < deadline
+        body = http.get(uri).json()
+        queried, uri = body.get("jobID"), body["nextResultUri"]
+    rest = FlinkRest(flink_cluster.rest_url)
+    deadline = time.monotonic() + 120
+    while rest.job(inserted)["state"] != "RUNNING":
+        assert time.monotonic() < deadline, rest.job(inserted)["state"]
+        time.sleep(0.5)  # polling the cluster's job state
+    assert http.delete(f"/v3/sessions/{session}").status_code == 200
+    try:
+        deadline = time.monotonic() + 60
+        while rest.job(queried)["state"] != "CANCELED":
+            assert time.monotonic() < deadline, rest.job(queried)["state"]
+            time.sleep(0.5)
+        assert rest.job(inserted)["state"] == "RUNNING", [ln for ln in rest.job_exceptions(inserted)["exceptionHistory"]["entries"][0]["stacktrace"].splitlines() if "Caused by" in ln or "Exception:" in ln][:6]
+    finally:
+        httpx.patch(f"{flink_cluster.rest_url}/jobs/{inserted}?mode=cancel", timeout=10.0)
+        deadline = time.monotonic() + 60
+        while rest.job(inserted)["state"] != "CANCELED" and time.monotonic() < deadline:
+            time.sleep(0.5)
+
+
 def test_idle_sessions_expire(flink_cluster: Settings) -> None:
     """A gateway with a 2 s idle timeout forgets a session nobody touches (Flink's session expiry)."""
     port = free_port()

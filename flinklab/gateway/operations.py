@@ -164,10 +164,13 @@ class Operation:
                                  f"{self.handle}.")
         self._stop("CANCELED")
 
-    def close(self) -> None:
-        self._stop("CLOSED")
+    def close(self, *, detach_job: bool = False) -> None:
+        """Close the operation: a query's rows stop (its job is cancelled); a submitted job (INSERT, statement set,
+        EXECUTE PLAN) is cancelled too unless `detach_job`, which is how a closing session leaves it, as Flink's
+        gateway does (its INSERT operations are FINISHED at submission, so closing them touches no job)."""
+        self._stop("CLOSED", cancel_job=not detach_job)
 
-    def _stop(self, status: str) -> None:
+    def _stop(self, status: str, *, cancel_job: bool = True) -> None:
         with self._changed:
             if self.status in ("CANCELED", "CLOSED"):
                 return
@@ -175,8 +178,11 @@ class Operation:
             self.status = status
             self._changed.notify_all()
             source = self._source
-        if source is not None:
-            source.close()
-            if running and source.has_job:
-                with contextlib.suppress(Exception):
-                    source.table_result.getJobClient().get().cancel()
+        if source is None:
+            return
+        if source.has_job and not cancel_job:
+            return  # detached: the rows of a submitted job (its id) are left to the job, which closing them ends
+        source.close()
+        if running and source.has_job:
+            with contextlib.suppress(Exception):
+                source.table_result.getJobClient().get().cancel()

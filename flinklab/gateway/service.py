@@ -104,7 +104,7 @@ class GatewayService:
             self._sessions.pop(handle, None)
             operations = self._operations.pop(handle, {})
         for operation in operations.values():
-            operation.close()
+            operation.close(detach_job=True)  # an INSERT's job outlives its session, as in Flink
         session.close()
 
     def _expire_loop(self) -> None:
