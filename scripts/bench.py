@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark: prints figures, asserts nothing (the machines are shared and noisy; compare ratios within one run).
+One script on purpose (~410 lines): one run boots one cluster and prints every figure beside its floor from that run;
+the gateway, cluster-start and shell sections are their own modules (bench_gateway, bench_cluster, shell_bench).
 
     .venv/bin/python scripts/bench.py [--backend local|docker] [--labs joins windows] [--skip-per-step] [--learners N]
                                       [--only cluster grader cli] [--grader-scales 1 10 100] [--json FILE]

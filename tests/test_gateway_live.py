@@ -221,7 +221,9 @@ def test_an_insert_outlives_its_session_and_a_query_does_not(http: httpx.Client,
         while rest.job(queried)["state"] != "CANCELED":
             assert time.monotonic() < deadline, rest.job(queried)["state"]
             time.sleep(0.5)
-        assert rest.job(inserted)["state"] == "RUNNING", [ln for ln in rest.job_exceptions(inserted)["exceptionHistory"]["entries"][0]["stacktrace"].splitlines() if "Caused by" in ln or "Exception:" in ln][:6]
+        causes = [line for entry in rest.job_exceptions(inserted)["exceptionHistory"]["entries"]
+                  for line in entry["stacktrace"].splitlines() if "Caused by" in line][:6]
+        assert rest.job(inserted)["state"] == "RUNNING", causes
     finally:
         httpx.patch(f"{flink_cluster.rest_url}/jobs/{inserted}?mode=cancel", timeout=10.0)
         deadline = time.monotonic() + 60
