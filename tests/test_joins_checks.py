@@ -100,7 +100,8 @@ def test_missing_outputs_name_the_file_and_the_step(ctx):
     (ctx.workspace / "interval.out").unlink()
     found = failures(ctx)
     assert set(found) == {"interval: rows (both ends of 2 h included)",
-                          "interval: boundaries (0 s and 7200 s in, 7201 s out)"}
+                          "interval: boundaries (0 s and 7200 s in, 7201 s out)",
+                          "interval: insert-only (+I only)"}
     for result in found.values():
         assert "interval.out does not exist" in result.message
         assert "-f interval.sql > interval.out" in result.hint and "--only interval" in result.hint
@@ -120,7 +121,7 @@ def test_an_error_output_is_reported_with_its_reason(ctx):
         "org.apache.flink.table.api.ValidationException: Object 'rates_v' not found\n", encoding="utf-8")
     found = failures(ctx)
     temporal = [r for n, r in found.items() if n.startswith("temporal:")]
-    assert len(temporal) == 3
+    assert len(temporal) == 4
     assert all("shows an error" in r.message and "rates_v" in r.message for r in temporal)
 
 

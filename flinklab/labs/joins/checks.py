@@ -39,6 +39,26 @@ TOLERANCE = Decimal("0.01")
 
 LT_HINT = "`<` instead of BETWEEN drops the shipments exactly 2 h after the order: BETWEEN includes both ends."
 NO_AS_OF = "FOR SYSTEM_TIME AS OF missing — latest rates used: join rates_v FOR SYSTEM_TIME AS OF o.order_time AS r."
+STREAMING = "Run {step}.sql in streaming mode: SET 'execution.runtime-mode' = 'streaming';"
+
+# The lesson of the join kinds: interval, outer interval and temporal joins are append-only (a row, once out, is
+# never corrected), regular and latest joins are updating. A different kind of join can fold to the right rows,
+# so the kind is its own check, and its hint names the join the step asks for.
+INTERVAL_KIND = Changelog(
+    "insert-only", 1, "Updates mean a regular join: the step asks for an interval join, whose bound is on the time "
+    "attributes themselves in ON (s.ship_time BETWEEN o.order_time AND o.order_time + INTERVAL '2' HOUR).",
+    why="an interval join emits each match once and never corrects it", batch_hint=STREAMING.format(step="interval"))
+UNSHIPPED_KIND = Changelog(
+    "insert-only", 1, "-D rows mean a regular outer join (it emits an order NULL-padded at once and retracts it when "
+    "a shipment arrives): the step asks for an outer interval join, with s.ship_time BETWEEN o.order_time AND "
+    "o.order_time + INTERVAL '2' HOUR on the time attributes in ON, so each unshipped order comes out once.",
+    why="an outer interval join emits each NULL-padded order once, when the watermark passes order_time + 2 h",
+    batch_hint=STREAMING.format(step="unshipped"))
+TEMPORAL_KIND = Changelog(
+    "insert-only", 1, "Updates mean a regular join against rates_v, which corrects past orders at every rate change: "
+    "the step asks for an event-time temporal join, JOIN rates_v FOR SYSTEM_TIME AS OF o.order_time AS r.",
+    why="a temporal join emits each order once, at the rate valid at its order_time",
+    batch_hint=STREAMING.format(step="temporal"))
 
 
 # ---- the diagnoses: which mistake explains a wrong row set ----------------------------------------------------
@@ -232,6 +252,7 @@ CHECKS = LabChecks(
                  mistakes=((lambda data: ref.interval_rows(data, include_upper=False), LT_HINT),),
                  diagnose=_interval_hint),
             Judge("interval: boundaries (0 s and 7200 s in, 7201 s out)", 1, _boundaries),
+            INTERVAL_KIND,
         )),
         StepSpec("unshipped", ("order_id", "order_time"), (
             Rows("unshipped: orders without a shipment within 2 h", 3, lambda data: sorted(ref.unshipped(data)),
@@ -240,6 +261,7 @@ CHECKS = LabChecks(
                  message="expected {n_expected} orders (never shipped: {never}, shipped late or only before the "
                  "order: {late}), found {n_found}: {diff_sentence}", facts=_unshipped_facts,
                  diagnose=_unshipped_hint),
+            UNSHIPPED_KIND,
         )),
         StepSpec("temporal", ("order_id", "currency", "rate", "amount_krw"), (
             Rows("temporal: rows at the rate valid at order time", 2,
@@ -250,6 +272,7 @@ CHECKS = LabChecks(
                  "{diff_sentence}", diagnose=_temporal_hint),
             Judge("temporal: a rate changed in the same second as the order is used", 1, _same_second),
             Judge("temporal: orders before their currency's first rate dropped", 1, _early_dropped),
+            TEMPORAL_KIND,
         )),
         StepSpec("latest", ("currency", "orders", "total_krw"), (
             Rows("latest: per-currency totals at the last rate", 2,
