@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flinklab.flink.sql_split import split_statements, strip_comments
+from flinklab.flink.sql_split import code_only, split_statements, strip_comments
 
 
 def test_plain_statements_and_trailing_statement_without_semicolon() -> None:
@@ -109,3 +109,8 @@ def test_a_long_statement_set_is_one_statement() -> None:
 
 def test_strip_comments_reads_a_hint_body_as_sql() -> None:
     assert strip_comments("SELECT /*+ A -- note\n */ 1") == "SELECT /*+ A \n */ 1"
+
+
+def test_code_only_hides_comments_hints_and_quoted_parts():
+    text = "SELECT 'TUMBLE(x)', `hop(y)` -- GROUP BY TUMBLE(a)\n/* HOP(b) */ FROM t /*+ OPTIONS('a'='b') */;"
+    assert code_only(text) == "SELECT  Q ,  Q  \n  FROM t  HINT ;"

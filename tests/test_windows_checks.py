@@ -86,6 +86,7 @@ def test_mistake_fails_exactly_its_checks(workspace: Path, mistake: str):
     captured = DATA / "outputs" / "mistakes" / Path(mistake).stem
     step = LAB.step(case["step"])
     shutil.copy(captured / step.out_file, workspace / step.out_file)
+    shutil.copy(DATA / "mistakes" / mistake, workspace / f"{step.id}.sql")  # the SQL the learner saved, read too
     _rebuild_report(workspace)  # as `flinklab run` does after every run
     failures = _failures(_grade(workspace))
     assert set(failures) == set(case["fails"]), {n: (r.message, r.hint) for n, r in failures.items()}
@@ -201,3 +202,36 @@ def test_batch_mode_table_fails_insert_only(workspace: Path):
 def test_missing_data_is_a_usage_error(tmp_path: Path, workspace: Path):
     with pytest.raises(UsageError, match=FILE):
         LAB.checks(GradingContext(workspace=workspace, data_dir=tmp_path / "nothing"))
+
+
+TVF_CHECK = "{step}: a window TVF, not a legacy group window function"
+
+
+def test_reference_sql_passes_the_window_tvf_checks(workspace: Path):
+    for step in LAB.steps:
+        if (LAB.solution_dir / f"{step.id}.sql").is_file():
+            shutil.copy(LAB.solution_dir / f"{step.id}.sql", workspace / f"{step.id}.sql")
+    results = _grade(workspace)
+    tvf = {n: r for n, r in results.items() if n.endswith("a window TVF, not a legacy group window function")}
+    assert len(tvf) == 7 and all(r.passed and r.message == "" for r in tvf.values()), tvf
+
+
+@pytest.mark.parametrize("sql, legacy", [
+    ("SELECT HOP_START(order_time, INTERVAL '5' MINUTE, INTERVAL '10' MINUTE) AS window_start FROM orders\n"
+     "GROUP BY hop (order_time, INTERVAL '5' MINUTE, INTERVAL '10' MINUTE)", "HOP_START"),
+    ("SELECT * FROM orders GROUP BY SESSION(order_time, INTERVAL '5' MINUTE), shop", "SESSION"),
+])
+def test_legacy_group_windows_fail_with_the_tvf_named(workspace: Path, sql: str, legacy: str):
+    (workspace / "hop.sql").write_text(sql + ";\n", encoding="utf-8")
+    found = _failures(_grade(workspace))[TVF_CHECK.format(step="hop")]
+    assert f"found the legacy group window function {legacy}(...)" in found.message
+    assert "window TVFs replace: window FROM TABLE(" in found.hint
+
+
+def test_legacy_words_in_comments_and_strings_do_not_fail(workspace: Path):
+    sql = ("-- not GROUP BY TUMBLE(order_time, INTERVAL '10' MINUTE)\n/* nor HOP(order_time, ...) */\n"
+           "SELECT window_start, 'TUMBLE(order_time)' AS note, `session(x)` FROM TABLE(\n"
+           "  TUMBLE(\n    TABLE orders, DESCRIPTOR(order_time), INTERVAL '10' MINUTES))\n"
+           "GROUP BY window_start, window_end;\n")
+    (workspace / "tumble_agg.sql").write_text(sql, encoding="utf-8")
+    assert _grade(workspace)[TVF_CHECK.format(step="tumble_agg")].passed

@@ -125,6 +125,12 @@ def split_statements(text: str) -> list[str]:
     return statements
 
 
+def code_only(text: str) -> str:
+    """`text` as a reader of keywords sees it: comments and hints removed, every quoted part (a string or a quoted
+    identifier) replaced by ` Q `, so a word inside either can never be mistaken for SQL."""
+    return "".join(_code_of(kind, chunk) if kind != _SEMICOLON else chunk for kind, chunk in _pieces(text))
+
+
 def strip_comments(statement: str) -> str:
     """`statement` without its `--` and `/* */` comments (hints are kept), quoted parts untouched.
 

@@ -7,11 +7,13 @@ separates a window operator from a regular aggregation or Top-N that happens to 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from flinklab.flink.sql_split import code_only
 from flinklab.grading.engine import Compared, StepView
 from flinklab.grading.outputs import ErrorHints, format_number
 from flinklab.grading.spec import (
@@ -204,6 +206,35 @@ def _ranked(rows: list[ref.Ranked]) -> list[tuple]:
     return [(_ts(r.window[0]), _ts(r.window[1]), r.key, r.value, r.rn) for r in rows]
 
 
+# The legacy Grouped Window Functions: GROUP BY TUMBLE(order_time, INTERVAL ...) and its TUMBLE_START(...) & co.
+# A window TVF's first argument is a table (TABLE t, or DATA => TABLE t), so a call without one is the old syntax.
+_LEGACY_WINDOW = re.compile(
+    r"\b(TUMBLE|HOP|SESSION)(?:_START|_END|_ROWTIME|_PROCTIME)?\s*\((?!\s*(?:TABLE\b|DATA\s*=>))", re.IGNORECASE)
+_TVF_OF = {
+    "TUMBLE": "TABLE(TUMBLE(TABLE orders, DESCRIPTOR(order_time), INTERVAL '10' MINUTES))",
+    "HOP": "TABLE(HOP(TABLE orders, DESCRIPTOR(order_time), INTERVAL '5' MINUTES, INTERVAL '10' MINUTES))",
+    "SESSION": "TABLE(SESSION(TABLE orders PARTITION BY shop, DESCRIPTOR(order_time), INTERVAL '5' MINUTES))",
+}
+
+
+def _window_tvf(view: StepView) -> Verdict:
+    """The step's saved SQL windows with a TVF, not a legacy group window function (same rows, old lesson)."""
+    path = Path(view.ctx.workspace) / f"{view.step}.sql"
+    if not path.is_file():  # outputs graded without their SQL (e.g. copied in): nothing to read
+        return ok(f"no {path.name} to read")
+    legacy = _LEGACY_WINDOW.search(code_only(path.read_text(encoding="utf-8", errors="replace")))
+    if legacy is None:
+        return ok()
+    call = legacy.group(0).rstrip("( \t\n").upper()
+    return wrong(f"expected a window TVF in {path.name}; found the legacy group window function {call}(...).",
+                 f"{call}(order_time, INTERVAL ...) is the legacy Grouped Window Function syntax, which window TVFs "
+                 f"replace: window FROM {_TVF_OF[legacy.group(1).upper()]} and GROUP BY window_start, window_end.")
+
+
+def _tvf(step: str) -> Judge:
+    return Judge(f"{step}: a window TVF, not a legacy group window function", 1, _window_tvf)
+
+
 def _insert_only(hint: str) -> Changelog:
     return Changelog("insert-only", 1, hint, why="a window emits its result once", batch_hint=STREAMING_HINT)
 
@@ -227,6 +258,7 @@ CHECKS = LabChecks(
                  "SELECT order_id, shop, amount, order_time, window_start, window_end, window_time FROM TUMBLE(...).",
                  diagnose=_tumble_hint),
             Judge("tumble: an order exactly on a boundary opens the next window", 1, _on_boundary),
+            _tvf("tumble"),
         )),
         StepSpec("tumble_agg", ("window_start", "window_end", "shop", "orders", "revenue"), (
             Rows("tumble_agg: orders and revenue per shop and 10-minute window", 2,
@@ -235,6 +267,7 @@ CHECKS = LabChecks(
                  "COUNT(*) AS orders, SUM(amount) AS revenue FROM TUMBLE(TABLE orders, DESCRIPTOR(order_time), "
                  "INTERVAL '10' MINUTES) GROUP BY window_start, window_end, shop.", diagnose=_tumble_agg_hint),
             _insert_only(TIME_FLOOR_HINT),
+            _tvf("tumble_agg"),
         )),
         StepSpec("hop", ("window_start", "window_end", "orders"), (
             Rows("hop: orders per 10-minute window, every 5 minutes", 2,
@@ -242,6 +275,7 @@ CHECKS = LabChecks(
                  "COUNT(*) AS orders FROM HOP(TABLE orders, DESCRIPTOR(order_time), INTERVAL '5' MINUTES, "
                  "INTERVAL '10' MINUTES) GROUP BY window_start, window_end.", diagnose=_hop_hint),
             _insert_only(TIME_FLOOR_HINT),
+            _tvf("hop"),
         )),
         StepSpec("hop_reversed", (), (
             ExpectedError(
@@ -262,6 +296,7 @@ CHECKS = LabChecks(
                  "INTERVAL '10' MINUTES, INTERVAL '1' HOUR) GROUP BY window_start, window_end.",
                  diagnose=_cumulate_hint),
             _insert_only(TIME_FLOOR_HINT),
+            _tvf("cumulate"),
         )),
         StepSpec("session", ("shop", "window_start", "window_end", "orders"), (
             Rows("session: sessions per shop (5-minute gap)", 2,
@@ -270,6 +305,7 @@ CHECKS = LabChecks(
                  "INTERVAL '5' MINUTES) GROUP BY shop, window_start, window_end; a gap of exactly 5 minutes stays "
                  "in one session.", diagnose=_session_hint),
             _insert_only(SESSION_PARTITION_HINT),
+            _tvf("session"),
         )),
         StepSpec("top_shops", ("window_start", "window_end", "shop", "revenue", "rn"), (
             Rows("top_shops: the 2 shops with the most revenue per 10-minute window", 2,
@@ -278,6 +314,7 @@ CHECKS = LabChecks(
                  "10-minute TUMBLE aggregation, then WHERE rn <= 2.",
                  diagnose=_topn_hint(2), guard=_no_ties(ref.revenue_ties, "revenue", "shop")),
             _insert_only(TOPN_PARTITION_HINT),
+            _tvf("top_shops"),
         )),
         StepSpec("top_orders", ("window_start", "window_end", "order_id", "amount", "rn"), (
             Rows("top_orders: the 3 largest orders per 30-minute window", 2,
@@ -286,6 +323,7 @@ CHECKS = LabChecks(
                  "TUMBLE(TABLE orders, DESCRIPTOR(order_time), INTERVAL '30' MINUTES), then WHERE rn <= 3.",
                  diagnose=_topn_hint(3), guard=_no_ties(ref.amount_ties, "amount", "order_id")),
             _insert_only(TOPN_PARTITION_HINT),
+            _tvf("top_orders"),
         )),
     ),
     report=ReportSpec(
