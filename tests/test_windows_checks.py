@@ -173,6 +173,37 @@ def test_tied_data_is_detected_and_named(tmp_path: Path, workspace: Path):
     assert "tie" in failures[name].message and FILE in failures[name].message
     assert "D, E at 629.87 in [2024-01-15 09:00:00.000, 2024-01-15 09:10:00.000)" in failures[name].message
     assert "ties broken by chance" in failures[name].hint
+    assert "or break ties explicitly (ORDER BY revenue DESC, shop)" in failures[name].hint
+
+
+@pytest.mark.parametrize("step, out, data", [
+    ("top_shops", "top_shops_tiebreak.out", ""),  # revenue tie, ORDER BY revenue DESC, shop
+    ("top_orders", "top_orders_tiebreak.out", "amount"),  # amount tie at the Top-3 cut, ORDER BY amount DESC, order_id
+])
+def test_the_tie_break_the_hint_suggests_passes(workspace: Path, step: str, out: str, data: str):
+    ties = DATA / "outputs" / "ties" / data
+    assert ref.revenue_ties(ref.load_orders(ties / FILE)) if step == "top_shops" \
+        else ref.amount_ties(ref.load_orders(ties / FILE))  # the data really has the tie
+    shutil.copy(ties / out, workspace / f"{step}.out")
+    results = _grade(workspace, data_dir=ties)
+    assert all(r.passed for n, r in results.items() if n.startswith(f"{step}:")), \
+        {n: r.message for n, r in results.items() if n.startswith(f"{step}:") and not r.passed}
+
+
+def test_another_order_among_tied_rows_fails_with_the_passing_tie_break(workspace: Path):
+    ties = DATA / "outputs" / "ties" / "amount"
+    lines = (ties / "top_orders_tiebreak.out").read_text(encoding="utf-8").splitlines(keepends=True)
+    # the other tied order (the same amount, a higher order_id) in rank 3: what ORDER BY amount DESC alone may give
+    orders = ref.load_orders(ties / FILE)
+    third = ref.top_orders(orders, n=4)[2]
+    other = next(o for o in orders if o.amount == third.value and str(o.order_id) != third.key)
+    swapped = [line.replace(f"| {int(third.key):>11} |", f"| {other.order_id:>11} |") if f" {third.value} |" in line
+               else line for line in lines]
+    assert swapped != lines
+    (workspace / "top_orders.out").write_text("".join(swapped), encoding="utf-8")
+    found = _failures(_grade(workspace, data_dir=ties))["top_orders: the 3 largest orders per 30-minute window"]
+    assert "ties broken by order_id" in found.message
+    assert found.hint.startswith("Amount ties broken by chance") and "(ORDER BY amount DESC, order_id)" in found.hint
 
 
 def test_tie_values_keep_the_printed_scale():

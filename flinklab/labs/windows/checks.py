@@ -29,7 +29,7 @@ from flinklab.grading.spec import (
     ok,
     wrong,
 )
-from flinklab.grading.values import as_int, as_timestamp
+from flinklab.grading.values import as_int, as_timestamp, compare_rows
 from flinklab.labs.windows import reference as ref
 from flinklab.labs.windows.fixtures import FILE
 from flinklab.labs.windows.report import REPORT_FIELDS, SOURCES
@@ -173,22 +173,24 @@ def _topn_hint(n: int):
     return hint
 
 
-def _no_ties(ties_of, what: str, tiebreak: str):
-    """The Top-N guard: data with ties in `what` has no unique answer, whatever the SQL (not the lab's data)."""
+def _no_ties(ties_of, ranked_of, what: str, tiebreak: str):
+    """The Top-N guard: data with ties in `what` has no unique answer unless ties are broken explicitly. The answer
+    of `ORDER BY {what} DESC, {tiebreak}` (the reference's own choice, `ranked_of`) passes; any other fails here."""
     def guard(view: StepView) -> Verdict | None:
         ties: list[ref.Tie] = ties_of(view.data)
-        if not ties:
-            return None
+        if not ties or compare_rows(_ranked(ranked_of(view.data)), view.rows(), tolerance=TOLERANCE).ok:
+            return None  # no ties, or broken the way the hint says: the rows check decides
         shown = "; ".join(f"{', '.join(t.keys)} at {format_number(t.value, keep_zeros=True)} in "
                           f"[{_ts(t.window[0])}, {_ts(t.window[1])})" for t in ties[:3])
         csv_name = (Path(view.ctx.data_dir) / FILE).name
-        return wrong(f"expected one unique answer per window; the data has {len(ties)} tie(s) in {what} that "
-                     f"decide the Top-N answer ({shown}{'; ...' if len(ties) > 3 else ''}): {csv_name} is not the "
-                     "lab's data.",
-                     "Revenue ties broken by chance: ROW_NUMBER picks one of the tied rows, and which one may change "
-                     "from run to run. The lab's generated data has no ties: restore it (`flinklab fixtures "
-                     f"generate`, then `flink-up` provisions it), or break ties explicitly (ORDER BY {what} DESC, "
-                     f"{tiebreak}).")
+        return wrong(f"expected one unique answer per window, or ties broken by {tiebreak}; the data has "
+                     f"{len(ties)} tie(s) in {what} that decide the Top-N answer ({shown}"
+                     f"{'; ...' if len(ties) > 3 else ''}) and the rows are not those of ORDER BY {what} DESC, "
+                     f"{tiebreak}: {csv_name} is not the lab's data.",
+                     f"{what.capitalize()} ties broken by chance: ROW_NUMBER picks one of the tied rows, and which "
+                     "one may change from run to run. The lab's generated data has no ties: restore it (`flinklab "
+                     "fixtures generate`, then `flink-up` provisions it), or break ties explicitly (ORDER BY "
+                     f"{what} DESC, {tiebreak}).")
     return guard
 
 
@@ -312,7 +314,7 @@ CHECKS = LabChecks(
                  lambda orders: _ranked(ref.top_shops(orders)),
                  "ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY revenue DESC) AS rn over the "
                  "10-minute TUMBLE aggregation, then WHERE rn <= 2.",
-                 diagnose=_topn_hint(2), guard=_no_ties(ref.revenue_ties, "revenue", "shop")),
+                 diagnose=_topn_hint(2), guard=_no_ties(ref.revenue_ties, ref.top_shops, "revenue", "shop")),
             _insert_only(TOPN_PARTITION_HINT),
             _tvf("top_shops"),
         )),
@@ -321,7 +323,7 @@ CHECKS = LabChecks(
                  lambda orders: _ranked(ref.top_orders(orders)),
                  "ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY amount DESC) AS rn directly on "
                  "TUMBLE(TABLE orders, DESCRIPTOR(order_time), INTERVAL '30' MINUTES), then WHERE rn <= 3.",
-                 diagnose=_topn_hint(3), guard=_no_ties(ref.amount_ties, "amount", "order_id")),
+                 diagnose=_topn_hint(3), guard=_no_ties(ref.amount_ties, ref.top_orders, "amount", "order_id")),
             _insert_only(TOPN_PARTITION_HINT),
             _tvf("top_orders"),
         )),

@@ -17,7 +17,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))  # tests/, for labtools
 
-from labtools import capture_lab, save_outputs  # noqa: E402
+from labtools import capture_lab, run_with_sql, save_outputs  # noqa: E402
 
 from flinklab.course.fixtures_io import render_csv  # noqa: E402
 from flinklab.course.runner import run_lab  # noqa: E402
@@ -44,6 +44,26 @@ def tie_revenues(rows: list[list[str]]) -> list[list[str]]:
     return out
 
 
+def tie_amounts(rows: list[list[str]]) -> list[list[str]]:
+    """The data with the 4th-largest order of the first 30-minute window raised to the 3rd's amount: a tie at the
+    cut of that window's Top-3."""
+    orders = ref.parse_rows(rows)
+    ranked = [r for r in ref.top_orders(orders, n=4) if r.window == ref.top_orders(orders, n=4)[0].window]
+    third, fourth = ranked[2], ranked[3]
+    out = [list(r) for r in rows]
+    for row in out:
+        if row[0] == fourth.key:
+            row[2] = f"{third.value:.2f}"
+    return out
+
+
+def tiebreak_sql(step: str) -> str:
+    """The reference SQL of a Top-N step with the tie-break the grader's hint suggests added to its ORDER BY."""
+    sql = (LAB.solution_dir / f"{step}.sql").read_text(encoding="utf-8")
+    value, key = ("revenue", "shop") if step == "top_shops" else ("amount", "order_id")
+    return sql.replace(f"ORDER BY {value} DESC)", f"ORDER BY {value} DESC, {key})")
+
+
 def capture_ties(settings: Settings, client, workspace: Path) -> None:
     """outputs/ties/: top_shops.out run on a copy of the data whose first contested window has a revenue tie."""
     data = settings.data_dir
@@ -52,6 +72,16 @@ def capture_ties(settings: Settings, client, workspace: Path) -> None:
     run_lab(settings, LAB, only="top_shops", client=client)
     save_outputs(workspace, HERE / "outputs" / "ties", ["top_shops.out"])
     shutil.copy(data / FILE, HERE / "outputs" / "ties" / FILE)
+    # the hint's own fix on the same data: ORDER BY revenue DESC, shop (kept as top_shops_tiebreak.out)
+    run_with_sql(settings, LAB, "top_shops", tiebreak_sql("top_shops"), client)
+    shutil.copy(workspace / "top_shops.out", HERE / "outputs" / "ties" / "top_shops_tiebreak.out")
+    # an amount tie at the Top-3 cut, and the hint's fix for it: ORDER BY amount DESC, order_id
+    amount_ties = HERE / "outputs" / "ties" / "amount"
+    amount_ties.mkdir(parents=True, exist_ok=True)
+    (data / FILE).write_text(render_csv([tuple(r) for r in tie_amounts(rows)]), encoding="utf-8")
+    shutil.copy(data / FILE, amount_ties / FILE)
+    run_with_sql(settings, LAB, "top_orders", tiebreak_sql("top_orders"), client)
+    shutil.copy(workspace / "top_orders.out", amount_ties / "top_orders_tiebreak.out")
     print("captured ties")
 
 
