@@ -17,6 +17,7 @@ import pytest
 from flinklab.errors import UsageError
 from flinklab.grading.checks import CheckResult
 from flinklab.grading.context import GradingContext
+from flinklab.grading.ddl import tables_of
 from flinklab.labs.joins import LAB
 from flinklab.labs.joins import reference as ref
 from flinklab.labs.joins.report import build_report
@@ -144,15 +145,54 @@ def test_plan_from_another_flink_version_is_stale(ctx):
     assert "flinkVersion 2.1" in found["plans: compiled from the current SQL and Flink version"].message
 
 
-def test_plan_older_than_plans_sql_is_stale_and_overwrite_error_is_named(ctx):
-    os.utime(ctx.workspace / "plans.sql")  # edited now, after the plans were written
+def test_a_table_changed_in_ddl_makes_the_plans_stale_and_overwrite_error_is_named(ctx):
+    ddl = ctx.workspace / "ddl.sql"
+    text = ddl.read_text(encoding="utf-8")
+    changed = text.replace("joins_orders.csv',\n  'format' = 'csv'", "joins_orders.csv',\n  'format' = 'csv',\n"
+                           "  'csv.ignore-parse-errors' = 'true'", 1)
+    assert changed != text
+    ddl.write_text(changed, encoding="utf-8")
+    os.utime(ddl, (1_600_000_000, 1_600_000_000))  # older than the plans: the time must not hide the change
     (ctx.workspace / "plans.out").write_text(
         "[ERROR] Could not execute SQL statement. Reason:\norg.apache.flink.table.api.TableException: Cannot "
         "overwrite the plan file 'file:///x/regular-plan.json'. Either manually remove the file or ...\n",
         encoding="utf-8")
     result = failures(ctx)["plans: compiled from the current SQL and Flink version"]
-    assert "older than plans.sql" in result.message
+    assert "regular-plan.json was compiled from other tables than ddl.sql defines now" in result.message
+    assert "orders option 'csv.ignore-parse-errors' is unset in the plan, 'true' in ddl.sql" in result.message
+    assert "temporal-plan.json" in result.message and "interval-plan.json" in result.message
     assert "Cannot overwrite the plan file" in result.hint and "Delete" in result.hint
+
+
+def test_a_column_or_table_missing_from_ddl_is_named(ctx):
+    ddl = ctx.workspace / "ddl.sql"
+    text = ddl.read_text(encoding="utf-8")
+    start = text.index("CREATE TABLE users")
+    ddl.write_text(text[:start] + text[text.index(";", start) + 1:].replace("  amount DECIMAL(10, 2),\n", "", 1),
+                   encoding="utf-8")
+    result = failures(ctx)["plans: compiled from the current SQL and Flink version"]
+    assert "it scans users, which ddl.sql does not define" in result.message
+    assert "orders has columns (order_id, user_id, currency, amount, order_time) in the plan" in result.message
+
+
+def test_a_byte_identical_ddl_copied_back_keeps_the_plans_fresh(ctx):
+    ddl = ctx.workspace / "ddl.sql"
+    text = ddl.read_bytes()
+    ddl.unlink()
+    ddl.write_bytes(text)  # written now: newer than every plan, same tables
+    (ctx.workspace / "plans.sql").touch()
+    assert os.stat(ddl).st_mtime > os.stat(ctx.workspace / "regular-plan.json").st_mtime
+    assert "plans: compiled from the current SQL and Flink version" not in failures(ctx)
+
+
+def test_ddl_tables_are_read_through_comments_and_quotes():
+    tables = tables_of("-- CREATE TABLE ghost (a INT) WITH ('connector' = 'x');\n"
+                       "CREATE TEMPORARY TABLE IF NOT EXISTS `db`.`T1` (\n  a DECIMAL(10, 2), -- a, b\n"
+                       "  `b` STRING, ts AS PROCTIME(),\n  WATERMARK FOR a AS a, PRIMARY KEY (a) NOT ENFORCED\n"
+                       ") WITH ('connector' = 'file;system', 'path' = 'it''s.csv');")
+    assert set(tables) == {"t1"}
+    assert tables["t1"].columns == ("a", "b", "ts")
+    assert dict(tables["t1"].options) == {"connector": "file;system", "path": "it's.csv"}
 
 
 def test_plans_swapped_between_files(ctx):
