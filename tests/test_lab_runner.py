@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from flinklab.course.lab import FixtureSpec, Lab, Step
-from flinklab.course.runner import LabRun, RunProgress, run_lab
+from flinklab.course.runner import LabRun, RunProgress, run_lab, write_report
 from flinklab.course.solution import install_solution, rewrite_paths
 from flinklab.errors import FlinklabError, UsageError
 from flinklab.grading.files import backup_path
@@ -363,3 +363,29 @@ def test_cli_run_on_the_cluster(flink_cluster, sql_client, tmp_path, monkeypatch
     assert result.exit_code == 0, result.output
     result = CliRunner().invoke(app, ["run", "tiny", "--only", "nope"], env=env)
     assert result.exit_code == 2 and "no step 'nope'" in result.output
+
+
+def _report_case(tmp_path: Path, existing: str) -> tuple[LabRun, Path]:
+    workspace = tmp_path / "tiny"
+    workspace.mkdir()
+    (workspace / "count.out").write_text("+-----+-----+\n| n   | s   |\n+-----+-----+\n| 4   | 10  |\n+-----+-----+\n"
+                                         "1 row in set\n")
+    (workspace / "report.json").write_text(existing, encoding="utf-8")
+    run = LabRun(lab=TINY, workspace=workspace, solution=False)
+    write_report(TINY, workspace, run)
+    return run, workspace
+
+
+def test_a_report_differing_only_in_layout_is_left_alone(tmp_path: Path):
+    mine = '{"total":10,   "rows": 4}'  # no trailing newline, other key order and spacing
+    run, workspace = _report_case(tmp_path, mine)
+    assert run.report_backup is None and run.report_path == workspace / "report.json"
+    assert (workspace / "report.json").read_text(encoding="utf-8") == mine  # not rewritten either
+    assert list(workspace.glob("report.json.*")) == [] and sorted(p.name for p in workspace.iterdir()) == \
+        ["count.out", "report.json"]
+
+
+def test_a_report_with_other_values_or_types_is_backed_up(tmp_path: Path):
+    run, workspace = _report_case(tmp_path, '{"rows": 4.0, "total": 10}\n')  # 4.0 is not the integer 4
+    assert run.report_backup is not None and run.report_backup.read_text() == '{"rows": 4.0, "total": 10}\n'
+    assert json.loads((workspace / "report.json").read_text()) == {"rows": 4, "total": 10}

@@ -306,6 +306,9 @@ def write_report(lab: Lab, workspace: Path, run: LabRun) -> None:
     text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
     written = InstallResult(workspace=workspace)
     path = workspace / lab.report_file
+    if _same_json(path, report):  # the learner's own report, laid out differently: nothing to replace or back up
+        run.report_path = path
+        return
     try:
         write_keeping_backup(path, text, written)
     except OSError as exc:  # a full workspace: no half-written report.json (a replaced one was backed up first)
@@ -314,6 +317,16 @@ def write_report(lab: Lab, workspace: Path, run: LabRun) -> None:
     run.report_path = workspace / lab.report_file
     if written.backups:
         run.report_backup = written.backups[0][1]
+
+
+def _same_json(path: Path, value: object) -> bool:
+    """True when `path` holds the JSON of `value` (whitespace, key order and a trailing newline aside; 1, 1.0 and
+    true stay different, as they are to the grader's type checks)."""
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+        return json.dumps(found, sort_keys=True) == json.dumps(value, sort_keys=True)
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return False
 
 
 def skip_reasons(lab: Lab, steps: list[Step], workspace: Path) -> tuple[dict[str, str], list[str]]:
