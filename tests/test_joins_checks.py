@@ -289,3 +289,21 @@ def test_empty_set_output_gets_the_where_hint(ctx):
                                                  encoding="utf-8")
     result = failures(ctx)["unshipped: orders without a shipment within 2 h"]
     assert "found 0" in result.message and "Time condition in WHERE" in result.hint
+
+
+def test_a_report_copied_right_from_a_wrong_output_blames_the_output(ctx):
+    # unshipped.out wrong (0 rows: the time condition in WHERE), report.json copied from it correctly
+    shutil.copy(DATA / "outputs" / "mistakes" / "unshipped_time_in_where" / "unshipped.out",
+                ctx.workspace / "unshipped.out")
+    report = json.loads((ctx.workspace / "report.json").read_text(encoding="utf-8"))
+    (ctx.workspace / "report.json").write_text(json.dumps({**report, "unshipped_orders": 0}), encoding="utf-8")
+    hint = failures(ctx)["report: unshipped_orders"].hint
+    assert hint.startswith("0 is what your unshipped.out gives") and "the output itself is wrong" in hint
+    assert "Copy it from" not in hint
+
+
+def test_a_report_miscopied_from_a_right_output_says_copy_it(ctx):
+    report = json.loads((ctx.workspace / "report.json").read_text(encoding="utf-8"))
+    (ctx.workspace / "report.json").write_text(json.dumps({**report, "unshipped_orders": 5}), encoding="utf-8")
+    hint = failures(ctx)["report: unshipped_orders"].hint
+    assert hint.startswith("Copy it from unshipped.out") and "output itself is wrong" not in hint

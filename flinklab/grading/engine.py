@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from flinklab.errors import FlinklabError
 from flinklab.grading.changelog import final_rows, fold_by_key
 from flinklab.grading.checks import CheckResult, failed, passed
 from flinklab.grading.context import GradingContext
-from flinklab.grading.outputs import StepChecks, error_line, hint_for_error, read_step, run_hint
+from flinklab.grading.outputs import StepChecks, error_line, format_number, hint_for_error, read_step, run_hint
 from flinklab.grading.parse import ResultTable
 from flinklab.grading.report_checks import report_field_checks
 from flinklab.grading.spec import (
@@ -31,7 +32,7 @@ from flinklab.grading.spec import (
     WholeNumbers,
     Wording,
 )
-from flinklab.grading.values import RowDiff, as_int, clip, compare_rows
+from flinklab.grading.values import RowDiff, as_int, clip, compare_rows, numbers_close
 
 
 def sentence(text: str) -> str:
@@ -233,7 +234,20 @@ def grade_report(ctx: GradingContext, lab: str, spec: ReportSpec, data: Data) ->
     expected = spec.expected(data)
     diagnose = spec.diagnose(ctx) if spec.diagnose is not None else None
 
+    own: list[Mapping[str, Any]] = []  # what the learner's outputs give, read once and only for a wrong value
+
     def hint_for(field: str, got: Any, want: Mapping[str, Any]) -> str:
+        if spec.from_outputs is not None:
+            if not own:
+                try:
+                    own.append(spec.from_outputs(ctx.workspace))
+                except FlinklabError:  # an output that cannot be read: the usual hint then
+                    own.append({})
+            if field in own[0] and numbers_close(own[0][field], got, spec.tolerance):
+                source = spec.sources[field]
+                return (f"{format_number(got)} is what your {source} give{'' if ' and ' in source else 's'}, so the "
+                        "report is read right and the output itself is wrong: fix the step its failing check names, "
+                        "run it again, then update report.json.")
         if diagnose is not None and (hint := diagnose(field, got, want)):
             return hint
         return spec.field_hints.get(field) or spec.hint.format(field=field, source=spec.sources[field])

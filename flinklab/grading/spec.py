@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from flinklab.grading.outputs import ErrorHints
@@ -177,7 +178,8 @@ class ReportSpec:
     """report.json: one check `report: <field>` per field against `expected(data)` (see grading.report_checks).
 
     `sources[field]` names the output(s) it is read from; `hint` ({field}, {source}) is for a wrong value unless
-    `field_hints` has the field's own or the diagnosis names the mistake: `diagnose(ctx)` is called once per
+    it is what the learner's own outputs give (`from_outputs`: then the output is blamed), `field_hints` has the
+    field's own or the diagnosis names the mistake: `diagnose(ctx)` is called once per
     grading (so it may read the outputs once, lazily) and returns `(field, found, expected report) -> hint or None`.
     """
 
@@ -189,6 +191,9 @@ class ReportSpec:
     field_hints: Mapping[str, str] = field(default_factory=dict)
     diagnose: Callable[[GradingContext], Callable[[str, Any, Mapping[str, Any]], str | None]] | None = None
     tolerance: Decimal = Decimal(0)
+    #: what the learner's own outputs give per field (the lab's build_report of the workspace): a wrong value equal
+    #: to it blames the output, not the copying
+    from_outputs: Callable[[Path], Mapping[str, Any]] | None = None
     fields_phrase: str = "the lab's fields"
     read_verb: str = "Read"
 

@@ -33,7 +33,7 @@ from flinklab.grading.spec import (
 from flinklab.grading.values import as_decimal, as_int, as_timestamp, compare_rows, numbers_close
 from flinklab.labs.joins import reference as ref
 from flinklab.labs.joins.plan_checks import plan_checks
-from flinklab.labs.joins.report import INTEGER_FIELDS, REPORT_FIELDS, SOURCES
+from flinklab.labs.joins.report import INTEGER_FIELDS, REPORT_FIELDS, SOURCES, build_report
 
 TOLERANCE = Decimal("0.01")
 
@@ -289,7 +289,7 @@ CHECKS = LabChecks(
     report=ReportSpec(
         REPORT_FIELDS, ref.report, SOURCES, integer_fields=INTEGER_FIELDS, tolerance=TOLERANCE,
         hint="Copy it from {source}: in a changelog the last +I/+U per key is the final value.",
-        diagnose=_report_diagnosis, fields_phrase="the six fields", read_verb="Copy"),
+        diagnose=_report_diagnosis, from_outputs=build_report, fields_phrase="the six fields", read_verb="Copy"),
 )
 
 #: What `Lab.checks` calls: every requirement of the joins lab, graded from the saved files against the CSVs.

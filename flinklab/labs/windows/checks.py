@@ -32,7 +32,7 @@ from flinklab.grading.spec import (
 from flinklab.grading.values import as_int, as_timestamp, compare_rows
 from flinklab.labs.windows import reference as ref
 from flinklab.labs.windows.fixtures import FILE
-from flinklab.labs.windows.report import REPORT_FIELDS, SOURCES
+from flinklab.labs.windows.report import REPORT_FIELDS, SOURCES, build_report
 
 TOLERANCE = Decimal("0.01")
 TEN_MIN = 10 * ref.MINUTE
@@ -337,7 +337,7 @@ CHECKS = LabChecks(
             "longest_session_s": "The longest window_end − window_start in session.out, in seconds (the end "
                                  "includes the 5-minute gap).",
         },
-        diagnose=lambda ctx: _report_hint, tolerance=TOLERANCE),
+        diagnose=lambda ctx: _report_hint, from_outputs=build_report, tolerance=TOLERANCE),
 )
 
 #: What `Lab.checks` calls: every requirement of the windows lab, graded from the saved files against the CSV.
