@@ -334,7 +334,7 @@ def _output_content_cases() -> list[Case]:
         Case("check-joins-count-crlf-and-bom", ["flinklab", "check", "joins"],
              lambda r: _ws(r, "joins", "count.out").write_bytes(
                  codecs.BOM_UTF8 + _ws(r, "joins", "count.out").read_bytes().replace(b"\n", b"\r\n")), 0,
-             ("All 25 checks passed",)),
+             ("All 28 checks passed",)),
         Case("check-windows-tumble-only-border", ["flinklab", "check", "windows"],
              put("windows", "tumble.out", "+-" * 1_000_000 + "x\n"), 1, ("tumble.out holds no result table",)),
         Case("check-windows-top-orders-cells-missing", ["flinklab", "check", "windows"],

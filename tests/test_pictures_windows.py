@@ -105,7 +105,9 @@ def test_solution_outputs_match_the_expected_windows(tmp_path: Path):
 
 def _rows_check_failed(workspace: Path, step: str) -> bool:
     results = LAB.checks(GradingContext(workspace=workspace, data_dir=FIXTURES))
-    return any(not r.passed for r in results if r.step == step and "insert-only" not in r.name)
+    # the checks of the rows only: not the changelog kind, not the syntax (a legacy group window can be right)
+    return any(not r.passed for r in results
+               if r.step == step and "insert-only" not in r.name and "window TVF" not in r.name)
 
 
 @pytest.mark.parametrize("mistake", sorted(MISTAKES))

@@ -133,7 +133,7 @@ def test_attach_run_check_detach_leaves_the_cluster_untouched(cluster: ComposeCl
     assert run.returncode == 0, run.stdout + run.stderr
     check = flinklab(cluster, state, "flinklab", "check", "joins")
     assert check.returncode == 0, check.stdout + check.stderr
-    assert "All 25 checks passed" in check.stdout
+    assert "All 28 checks passed" in check.stdout
     jobs = FlinkRest(cluster.url).jobs()
     assert sum(job.state == "FINISHED" for job in jobs) >= 6  # the probe and the lab ran on this cluster
 
