@@ -66,6 +66,7 @@ ENV_VARS: dict[str, str] = {
     "FLINKLAB_TM_MEMORY": "taskmanager_memory",
     "FLINK_IMAGE": "image",
     "FLINKLAB_STARTUP_TIMEOUT": "startup_timeout",
+    "FLINKLAB_SHELL_HEARTBEAT_SECONDS": "shell_heartbeat",
     "FLINKLAB_DOCKER_PROJECT": "docker_project",
     "FLINKLAB_CONTAINER_USER": "container_user",
     "FLINKLAB_CACHE_DIR": "cache_dir",
@@ -119,6 +120,9 @@ class Settings:
     taskmanager_memory: str = DEFAULT_TM_MEMORY  # FLINKLAB_TM_MEMORY (taskmanager.memory.process.size)
     image: str = DEFAULT_FLINK_IMAGE  # FLINK_IMAGE: the Docker backend's image
     startup_timeout: float = 120.0  # FLINKLAB_STARTUP_TIMEOUT seconds
+    #: FLINKLAB_SHELL_HEARTBEAT_SECONDS: how often the interactive shell tells the gateway its session is in use
+    #: (three missed in a row, the gateway is gone: one line, exit 2)
+    shell_heartbeat: float = 5.0
     docker_project: str = ""  # FLINKLAB_DOCKER_PROJECT: the docker backend's project name (default from the port)
     container_user: str = ""  # FLINKLAB_CONTAINER_USER: uid[:gid] in the containers (default: see docker.py)
     cache_dir: Path = field(default=Path.home() / ".cache" / "flinklab")  # FLINKLAB_CACHE_DIR (stand-in image)
@@ -147,6 +151,7 @@ class Settings:
             taskmanager_memory=env.get("FLINKLAB_TM_MEMORY") or DEFAULT_TM_MEMORY,
             image=env.get("FLINK_IMAGE") or DEFAULT_FLINK_IMAGE,
             startup_timeout=float(_int(env, "FLINKLAB_STARTUP_TIMEOUT", 120)),
+            shell_heartbeat=float(_int(env, "FLINKLAB_SHELL_HEARTBEAT_SECONDS", 5)),
             docker_project=env.get("FLINKLAB_DOCKER_PROJECT") or "",
             container_user=env.get("FLINKLAB_CONTAINER_USER") or "",
             cache_dir=Path(env.get("FLINKLAB_CACHE_DIR") or _default_cache_dir(env)),

@@ -82,13 +82,14 @@ def run_sql(
     from flinklab.environment.client import SqlClient
     from flinklab.sqlclient.client import run_invocation
 
-    client = SqlClient(settings_from(), url, embedded=embedded)
+    settings = settings_from()
+    client = SqlClient(settings, url, embedded=embedded)
     try:
         if file is None and stdin.isatty() and out.isatty():
             from flinklab.sqlclient.shell.app import ShellOptions, run_shell
 
-            return run_shell(ShellOptions(client.url, client.cluster_url, list(init), defines, history, session),
-                             out)
+            return run_shell(ShellOptions(client.url, client.cluster_url, list(init), defines, history, session,
+                                          heartbeat_seconds=settings.shell_heartbeat), out)
         script_text = None
         if file is None:
             if stdin.isatty():

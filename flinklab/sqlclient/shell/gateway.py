@@ -14,7 +14,7 @@ from flinklab.sqlclient.protocol import GatewayClient, GatewayError
 
 #: How often the shell tells the gateway its session is still wanted (the gateway forgets an idle session after
 #: 10 minutes; Flink's client beats every minute). Short, so a gateway that died is noticed at the prompt.
-HEARTBEAT_SECONDS = 2.0
+HEARTBEAT_SECONDS = 5.0  # three missed: 15 s without an answer (a busy machine's gateway is not a dead one)
 
 
 class ShellApi(GatewayClient):
