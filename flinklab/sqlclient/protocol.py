@@ -124,9 +124,11 @@ class GatewayClient:
                 connection.request(method, self._base + target, body=payload, headers=headers)
                 response = connection.getresponse()
                 data = response.read()
-            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            except (OSError, http.client.HTTPException) as exc:
                 connection.close()
-                if reused and attempt == 1:  # the server closed a kept-alive connection as it was taken: again
+                if isinstance(exc, TimeoutError):  # the server is slow, not gone: asking again would wait again
+                    raise
+                if reused and attempt == 1:  # a kept-alive connection the server dropped (it restarted): again
                     continue
                 raise
             except BaseException:
@@ -185,8 +187,11 @@ class GatewayClient:
             body["executionConfig"] = dict(execution_config)
         return str(self._call("POST", self._v(f"/sessions/{session}/statements"), body)["operationHandle"])
 
-    def status(self, session: str, operation: str) -> str:
-        return str(self._call("GET", self._v(f"/sessions/{session}/operations/{operation}/status"))["status"])
+    def status(self, session: str, operation: str, wait: float | None = None) -> str:
+        """The operation's status; with `wait`, flinklab's gateway answers when the operation stops running or
+        after `wait` seconds (Flink's gateway ignores the parameter and answers at once)."""
+        query = "" if wait is None else f"?wait={wait:g}"
+        return str(self._call("GET", self._v(f"/sessions/{session}/operations/{operation}/status{query}"))["status"])
 
     def cancel(self, session: str, operation: str) -> str:
         return str(self._call("PUT", self._v(f"/sessions/{session}/operations/{operation}/cancel"))["status"])
