@@ -231,6 +231,24 @@ def test_an_insert_outlives_its_session_and_a_query_does_not(http: httpx.Client,
             time.sleep(0.5)
 
 
+def test_the_status_long_poll_answers_at_the_inserts_end(http: httpx.Client) -> None:
+    """`status?wait=S` (flinklab's long-poll; Flink's clients never send it) is held while the INSERT's job runs and
+    answers FINISHED once it ended, well before S; without `wait` the status answers at once; a bad `wait` is 400."""
+    session = open_session(http)
+    for ddl in ("CREATE TEMPORARY TABLE few (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '3')",
+                "CREATE TEMPORARY TABLE sink (id BIGINT) WITH ('connector' = 'blackhole')"):
+        fetch_all(http, session, execute(http, session, ddl))
+    insert = execute(http, session, "INSERT INTO sink SELECT id FROM few")
+    status = f"/v3/sessions/{session}/operations/{insert}/status"
+    assert http.get(status).json()["status"] in ("PENDING", "RUNNING")  # the job takes longer than an answer
+    started = time.monotonic()
+    answered = http.get(status, params={"wait": "100"}).json()["status"]  # capped at 30 s on the gateway
+    assert answered == "FINISHED" and time.monotonic() - started < 30
+    bad = http.get(status, params={"wait": "soon"})
+    assert bad.status_code == 400 and "wait" in bad.json()["errors"][0]
+    assert http.delete(f"/v3/sessions/{session}").status_code == 200
+
+
 def test_idle_sessions_expire(flink_cluster: Settings) -> None:
     """A gateway with a 2 s idle timeout forgets a session nobody touches (Flink's session expiry)."""
     port = free_port()

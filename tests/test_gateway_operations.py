@@ -75,3 +75,22 @@ def test_a_finished_operation_cannot_be_cancelled_but_can_be_closed() -> None:
     assert operation.status == "CLOSED"
     with pytest.raises(FetchError, match="in CLOSED status"):
         operation.fetch(0)
+
+
+def test_the_status_long_poll_answers_when_the_operation_ends_not_when_its_wait_runs_out() -> None:
+    import time
+
+    release = threading.Event()
+
+    def slow() -> StaticRows:
+        release.wait(10)
+        return StaticRows.ok()
+
+    operation = Operation(slow, str).start()
+    started = time.monotonic()
+    operation.wait_ended(0.2)  # still running: the wait runs out
+    assert operation.status == "RUNNING" and time.monotonic() - started >= 0.2
+    threading.Timer(0.3, release.set).start()
+    started = time.monotonic()
+    operation.wait_ended(10)
+    assert operation.status == "FINISHED" and time.monotonic() - started < 5

@@ -2,20 +2,25 @@
 
 Nothing heavy is imported here: `app` loads a command's module when the command is first asked for, and each entry
 point imports only what it runs (so `sql-client.sh --help` and `flinklab check` start without the cluster code).
+`sql-client.sh -f` imports neither typer nor rich (flinklab.cli.sql_run): `app` is loaded on first use.
 """
 
 from __future__ import annotations
 
 import importlib
-
-from flinklab.cli.app import app, run
+import sys
+from typing import Any
 
 
 def main() -> None:
+    from flinklab.cli.app import app, run
+
     run(app, "flinklab")
 
 
 def _module_app(module: str, name: str, prog_name: str) -> None:
+    from flinklab.cli.app import run
+
     # the module also registers on `app`; that imports no other command module
     run(getattr(importlib.import_module(f"flinklab.cli.{module}"), name), prog_name)
 
@@ -29,7 +34,19 @@ def flink_down_main() -> None:
 
 
 def sql_client_main() -> None:
+    from flinklab.cli.sql_run import quick_args, run_quick
+
+    quick = quick_args(sys.argv[1:])
+    if quick is not None:
+        run_quick(*quick)
     _module_app("sql", "sql_client_app", "sql-client.sh")
+
+
+def __getattr__(name: str) -> Any:
+    # `from flinklab.cli import app` (tests, plug-ins) still works; the typer app is built on first use
+    if name == "app":
+        return importlib.import_module("flinklab.cli.app").app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["app", "flink_down_main", "flink_up_main", "main", "sql_client_main"]

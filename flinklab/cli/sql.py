@@ -11,15 +11,16 @@ needs to know), 2 when it could not run (missing file, no gateway).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-from typing import List, Optional, TextIO
+from typing import List, Optional
 
 import typer
 
-from flinklab.cli.app import command, err_console, friendly, settings_from
+from flinklab.cli.app import command, friendly
+from flinklab.cli.sql_run import endpoint_url, parse_defines, run_sql, sql_status
 from flinklab.errors import ExitStatus, UsageError
-from flinklab.sqlclient.sqlfiles import read_sql
+
+__all__ = ["endpoint_url", "parse_defines", "run_sql", "sql", "sql_client_app", "sql_client_main"]
 
 # typer reads these annotations at run time: typing.Optional/List keep the CLI working on Python 3.9.
 INIT_OPT = typer.Option(
@@ -41,96 +42,13 @@ PYTHON_OPTS = ("-pyfs", "--pyFiles", "-pyarch", "--pyArchives", "-pyexec", "--py
 PY_OPT = typer.Option(None, *PYTHON_OPTS, metavar="VALUE", hidden=True)
 
 
-def parse_defines(items: list[str]) -> dict[str, str]:
-    """`-D key=value` pairs; a pair without `=` or with an empty key is a usage error."""
-    defines: dict[str, str] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise UsageError(f"-D {item!r} is not key=value.", "Write it as -D execution.runtime-mode=batch.")
-        defines[key.strip()] = value.strip()
-    return defines
-
-
-def endpoint_url(endpoint: str) -> str:
-    """`host:port` (or a URL) as the gateway's base URL; anything else is a usage error naming it."""
-    text = endpoint.strip()
-    if "://" not in text:
-        text = "http://" + text
-    from urllib.parse import urlparse
-
-    try:
-        parsed = urlparse(text)
-        port = parsed.port
-    except ValueError:
-        port = None
-        parsed = None
-    if parsed is None or not parsed.hostname or port is None or parsed.scheme not in ("http", "https"):
-        raise UsageError(f"--endpoint {endpoint!r} is not HOST:PORT.", "For example: --endpoint 127.0.0.1:8083.")
-    return f"{parsed.scheme}://{parsed.hostname}:{port}"
-
-
-def run_sql(
-    init: list[Path], file: Path | None, defines: dict[str, str], *, stdin: TextIO, out: TextIO,
-    url: str | None = None, embedded: bool = False, history: str | None = None, session: str | None = None,
-) -> ExitStatus:
-    """Check the inputs, connect to the gateway, run one invocation (or, on a terminal without `-f`, the
-    interactive shell), and say how it went."""
-    # Read once here so a bad path fails before stdin is read (and before a missing gateway would hide it).
-    for path in [*init, *([file] if file is not None else [])]:
-        read_sql(path)
-    from flinklab.environment.client import SqlClient
-    from flinklab.sqlclient.client import run_invocation
-
-    settings = settings_from()
-    client = SqlClient(settings, url, embedded=embedded)
-    try:
-        if file is None and stdin.isatty() and out.isatty():
-            from flinklab.sqlclient.shell.app import ShellOptions, run_shell
-
-            return run_shell(ShellOptions(client.url, client.cluster_url, list(init), defines, history, session,
-                                          heartbeat_seconds=settings.shell_heartbeat), out)
-        script_text = None
-        if file is None:
-            if stdin.isatty():
-                err_console.print("[dim]Reading SQL from stdin; end with Ctrl-D.[/]")
-            script_text = stdin.read()
-        with client.watching():  # a JobManager that dies mid-query ends the call at once, not after minutes
-            result = run_invocation(
-                client, out, init_files=init, script_file=file, defines=defines, script_text=script_text
-            )
-    finally:
-        client.close()
-    return ExitStatus.SUCCESS if result.ok else ExitStatus.FAILURE
-
-
 def _sql(init: Optional[List[Path]], file: Optional[Path], define: Optional[List[str]], *,
          url: str | None = None, embedded: bool = False, history: str | None = None,
          session: str | None = None) -> None:
-    try:
-        status = run_sql(
-            list(init or []), file, parse_defines(list(define or [])), stdin=sys.stdin, out=sys.stdout,
-            url=url, embedded=embedded, history=history, session=session,
-        )
-        sys.stdout.flush()  # here, not at exit: a full disk is then one line, not "Exception ignored"
-    except OSError as exc:  # stdout cannot be written (`> out` on a full disk, a closed pipe)
-        _drop_stdout()
-        raise UsageError(f"Cannot write the output (stdout): {exc.strerror or exc}.",
-                         "Free some space where the output goes, then run again.") from None
+    status = sql_status(list(init or []), file, list(define or []), url=url, embedded=embedded, history=history,
+                        session=session)
     if status != ExitStatus.SUCCESS:
         raise typer.Exit(int(status))
-
-
-def _drop_stdout() -> None:
-    """Point stdout at /dev/null, so what is still buffered cannot fail again when Python exits."""
-    import os
-
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError, AttributeError):  # no real file behind stdout (tests)
-        pass
 
 
 @command("sql")

@@ -28,6 +28,10 @@ ROW_FORMATS = ("JSON", "PLAIN_TEXT")
 #: How long a fetch waits for rows before it answers NOT_READY (clients poll less; rows go out when they come).
 FETCH_WAIT_SECONDS = 0.5
 PAGE_ROWS = 10_000
+#: `GET .../status?wait=S` answers when the operation stops running or after S seconds (at most this many), not at
+#: once: a client waits for an INSERT's job without polling on a clock.
+STATUS_WAIT_PARAM = "wait"
+STATUS_WAIT_MAX_SECONDS = 30.0
 #: Where a page's encoded rows go in the response (a string no JSON value of ours contains)
 _DATA = "\u0000rows\u0000"
 
@@ -131,6 +135,14 @@ class GatewayApi:
 
     async def operation_status(self, request: Request) -> Response:
         operation = self.service.operation(request.path_params["session"], request.path_params["operation"])
+        wait = request.query_params.get(STATUS_WAIT_PARAM)
+        if wait is not None:  # flinklab's long-poll; Flink's clients never send it, and Flink ignores it
+            try:
+                seconds = min(max(float(wait), 0.0), STATUS_WAIT_MAX_SECONDS)
+            except ValueError:
+                raise BadRequest(f"Cannot resolve query parameter {STATUS_WAIT_PARAM}: {wait!r} is not a number "
+                                 "of seconds.") from None
+            await run_in_threadpool(operation.wait_ended, seconds)
         return JSONResponse({"status": operation.status})
 
     async def cancel_operation(self, request: Request) -> Response:

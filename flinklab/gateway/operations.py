@@ -110,6 +110,17 @@ class Operation:
                     return
                 self._changed.wait(left)
 
+    def wait_ended(self, timeout: float) -> None:
+        """Until the operation is no longer running (its job ended, for an INSERT), at most `timeout` seconds:
+        the status call's long-poll, so a client learns of the end when it happens rather than at its next poll."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while self.status not in TERMINAL:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                self._changed.wait(left)
+
     # ---- results ---------------------------------------------------------------------------------------
 
     @property

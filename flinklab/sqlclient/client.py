@@ -39,7 +39,10 @@ MAX_COLUMN_WIDTH = "table.display.max-column-width"
 DML_SYNC = "table.dml-sync"
 
 _CLIENT_EXCEPTION = "org.apache.flink.table.client.gateway.SqlExecutionException"
-#: How often the client asks whether a submitted job has ended.
+#: How long one status call may wait on the gateway for a submitted job to end (it answers at the end); short, so
+#: that a client aborted while it waits (a dead cluster) stops within about this long.
+_JOB_WAIT_SECONDS = 1.0
+#: The shortest interval between status calls, for a gateway that answers at once.
 _JOB_POLL_SECONDS = 0.05
 
 
@@ -302,12 +305,15 @@ class ClientSession:
         if not sync:
             printer.submitted(first.job_id or "")
         while True:
-            status = self.api.status(self.handle, operation)
+            asked = time.monotonic()
+            status = self.api.status(self.handle, operation, wait=_JOB_WAIT_SECONDS)
             if status == "ERROR" and first.next_uri:
                 self.api.fetch(first.next_uri)  # the page after the job id raises the job's failure
             if status not in ("PENDING", "RUNNING", "INITIALIZED"):
                 break
-            time.sleep(_JOB_POLL_SECONDS)
+            # flinklab's gateway held the call until the job ended or the wait ran out; a gateway that answers at
+            # once (one that ignores `wait`) is not asked more often than every _JOB_POLL_SECONDS
+            time.sleep(max(0.0, _JOB_POLL_SECONDS - (time.monotonic() - asked)))
         if sync:
             printer.completed()
 

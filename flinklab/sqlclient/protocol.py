@@ -1,15 +1,20 @@
-"""A client of Flink's SQL Gateway REST API (httpx): sessions, statements, operations, result pages.
+"""A client of Flink's SQL Gateway REST API: sessions, statements, operations, result pages.
 
-Speaks the protocol as Flink documents it, so it works against flinklab's gateway and Flink's own. No JVM.
+Speaks the protocol as Flink documents it, so it works against flinklab's gateway and Flink's own. No JVM. HTTP is
+the standard library's http.client over a small pool of kept-alive connections: httpx cost a third of
+`sql-client.sh -f`'s start (it imports its own command line, click, rich and pygments included).
 """
 
 from __future__ import annotations
 
+import http.client
+import json
+import select
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-
-import httpx
+from urllib.parse import urlsplit
 
 from flinklab.errors import ClusterError
 
@@ -58,11 +63,19 @@ class Page:
 
 
 class GatewayClient:
-    """One HTTP connection pool to a gateway at `url` (e.g. http://127.0.0.1:8083)."""
+    """A pool of HTTP connections to a gateway at `url` (e.g. http://127.0.0.1:8083), safe to use from threads:
+    each call takes an idle connection (or opens one) and gives it back when the answer is read."""
 
     def __init__(self, url: str, timeout: float = 60.0):
         self.url = url.rstrip("/")
-        self._http = httpx.Client(base_url=self.url, timeout=timeout)
+        parts = urlsplit(self.url)
+        self._https = parts.scheme == "https"
+        self._host = parts.hostname or "localhost"
+        self._port = parts.port
+        self._base = parts.path.rstrip("/")
+        self._timeout = timeout
+        self._idle: list[http.client.HTTPConnection] = []
+        self._lock = threading.Lock()
         self._abort: Callable[[], BaseException] | None = None
 
     def abort(self, error: Callable[[], BaseException]) -> None:
@@ -72,26 +85,79 @@ class GatewayClient:
         self._abort = error
 
     def close(self) -> None:
-        self._http.close()
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for connection in idle:
+            connection.close()
 
     def shorten_timeout(self, seconds: float) -> None:
         """From now on, give up on a call after `seconds` (the cluster died: clean-up calls must not wait long)."""
-        self._http.timeout = httpx.Timeout(seconds)
+        self._timeout = seconds
+        with self._lock:
+            for connection in self._idle:
+                connection.timeout = seconds
+                if connection.sock is not None:
+                    connection.sock.settimeout(seconds)
+
+    def _connection(self) -> tuple[http.client.HTTPConnection, bool]:
+        """An idle connection the server has not closed (and True), else a new one (and False)."""
+        while True:
+            with self._lock:
+                connection = self._idle.pop() if self._idle else None
+            if connection is None:
+                kind = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
+                return kind(self._host, self._port, timeout=self._timeout), False
+            sock = connection.sock
+            # readable while idle means the server closed it (its keep-alive ran out): open another
+            if sock is not None and not select.select([sock], [], [], 0)[0]:
+                return connection, True
+            connection.close()
+
+    def _send(self, method: str, path: str, payload: bytes | None) -> tuple[int, bytes]:
+        headers = {"Accept": "application/json"}
+        if payload is not None:
+            headers["Content-Type"] = "application/json"
+        target = path if "://" not in path else path[path.index("/", path.index("://") + 3):]
+        for attempt in (1, 2):
+            connection, reused = self._connection()
+            try:
+                connection.request(method, self._base + target, body=payload, headers=headers)
+                response = connection.getresponse()
+                data = response.read()
+            except (OSError, http.client.HTTPException) as exc:
+                connection.close()
+                if isinstance(exc, TimeoutError):  # the server is slow, not gone: asking again would wait again
+                    raise
+                if reused and attempt == 1:  # a kept-alive connection the server dropped (it restarted): again
+                    continue
+                raise
+            except BaseException:
+                connection.close()
+                raise
+            if response.will_close:
+                connection.close()
+            else:
+                with self._lock:
+                    self._idle.append(connection)
+            return response.status, data
+        raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
     def _call(self, method: str, path: str, body: Mapping[str, Any] | None = None, *, cleanup: bool = False) -> Any:
         if self._abort is not None and not cleanup:
             raise self._abort()
+        payload = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
         try:
-            response = self._http.request(method, path, json=body)
-        except httpx.TransportError:
+            status, raw = self._send(method, path, payload)
+        except (OSError, http.client.HTTPException):  # refused, reset, timed out, or not HTTP at all
             raise NoGatewayError(self.url) from None
+        text = raw.decode("utf-8", "replace")
         try:
-            data = response.json()
+            data = json.loads(text)
         except ValueError:
-            raise GatewayError(response.status_code, [response.text[:500]]) from None
-        if response.status_code >= 400:
+            raise GatewayError(status, [text[:500]]) from None
+        if status >= 400:
             errors = data.get("errors") if isinstance(data, dict) else None
-            raise GatewayError(response.status_code, [str(e) for e in errors or [response.text[:500]]])
+            raise GatewayError(status, [str(e) for e in errors or [text[:500]]])
         return data
 
     def _v(self, path: str) -> str:
@@ -121,8 +187,11 @@ class GatewayClient:
             body["executionConfig"] = dict(execution_config)
         return str(self._call("POST", self._v(f"/sessions/{session}/statements"), body)["operationHandle"])
 
-    def status(self, session: str, operation: str) -> str:
-        return str(self._call("GET", self._v(f"/sessions/{session}/operations/{operation}/status"))["status"])
+    def status(self, session: str, operation: str, wait: float | None = None) -> str:
+        """The operation's status; with `wait`, flinklab's gateway answers when the operation stops running or
+        after `wait` seconds (Flink's gateway ignores the parameter and answers at once)."""
+        query = "" if wait is None else f"?wait={wait:g}"
+        return str(self._call("GET", self._v(f"/sessions/{session}/operations/{operation}/status{query}"))["status"])
 
     def cancel(self, session: str, operation: str) -> str:
         return str(self._call("PUT", self._v(f"/sessions/{session}/operations/{operation}/cancel"))["status"])
