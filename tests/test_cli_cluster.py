@@ -12,7 +12,7 @@ import typer.main
 from conftest import free_port
 from typer.testing import CliRunner
 
-from flinklab.cli import app
+from flinklab.cli.app import app
 from flinklab.cli.cluster import down_app, up_app
 from flinklab.cluster.base import (
     ClusterRecord,

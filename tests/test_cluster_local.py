@@ -16,7 +16,7 @@ import pytest
 from conftest import free_port, make_settings
 from typer.testing import CliRunner
 
-from flinklab.cli import app
+from flinklab.cli.app import app
 from flinklab.cli.cluster import down_app
 from flinklab.cluster.base import read_record
 from flinklab.cluster.local import LocalBackend, find_ours, is_ours

@@ -16,7 +16,7 @@ from conftest import free_port
 from typer.testing import CliRunner
 
 import flinklab.settings
-from flinklab.cli import app
+from flinklab.cli.app import app
 from flinklab.cluster import registry
 from flinklab.cluster.base import (
     BackendDetails,

@@ -20,7 +20,7 @@ import pytest
 from conftest import free_port
 from typer.testing import CliRunner
 
-from flinklab.cli import app
+from flinklab.cli.app import app
 from flinklab.cli.cluster import down_app, up_app
 from flinklab.cluster.base import ClusterRecord, read_record, write_record
 from flinklab.cluster.remote import RemoteBackend, RemoteDetails, parse_rest_url

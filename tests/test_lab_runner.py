@@ -329,7 +329,7 @@ def test_cli_run_on_the_cluster(flink_cluster, sql_client, tmp_path, monkeypatch
     """`flinklab run tiny --solution`: run_lab creates one client, closes it, and the exit status is 1."""
     import flinklab.cli.labs as cli_labs
     import flinklab.environment.client as environment_client
-    from flinklab.cli import app
+    from flinklab.cli.app import app
 
     log: list[str] = []
 

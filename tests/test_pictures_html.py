@@ -15,7 +15,7 @@ import pytest
 from pictures_tools import JOINS, pixels_of, read_png, windows_workspace
 from typer.testing import CliRunner
 
-from flinklab.cli import app
+from flinklab.cli.app import app
 from flinklab.course.registry import get_lab
 from flinklab.grading.context import GradingContext
 from flinklab.labs.windows import LAB

@@ -11,7 +11,7 @@ from pictures_tools import JOINS, SVG_NS, svg_elements
 from rich.console import Console
 from typer.testing import CliRunner
 
-from flinklab.cli import app
+from flinklab.cli.app import app
 from flinklab.errors import UsageError
 from flinklab.pictures.plan import load_plan_graph, plan_tree
 from flinklab.pictures.plan_svg import plan_svg

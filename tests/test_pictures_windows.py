@@ -13,7 +13,7 @@ from pictures_tools import DATA, ms, svg_elements, windows_workspace
 from rich.console import Console
 from typer.testing import CliRunner
 
-from flinklab.cli import app
+from flinklab.cli.app import app
 from flinklab.errors import UsageError
 from flinklab.grading.context import GradingContext
 from flinklab.labs.windows import LAB

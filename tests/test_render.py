@@ -226,7 +226,7 @@ def tiny_registered(monkeypatch):
 
 
 def test_cli_check_exit_codes_and_files(tmp_settings, tmp_path, tiny_registered):
-    from flinklab.cli import app
+    from flinklab.cli.app import app
 
     runner = CliRunner()
     env = cli_env(tmp_settings)
@@ -250,7 +250,7 @@ def test_cli_check_exit_codes_and_files(tmp_settings, tmp_path, tiny_registered)
 
 
 def test_cli_fixtures_generate(tmp_settings, tmp_path, tiny_registered):
-    from flinklab.cli import app
+    from flinklab.cli.app import app
 
     result = CliRunner().invoke(
         app,

@@ -2,14 +2,13 @@
 
 Nothing heavy is imported here: `app` loads a command's module when the command is first asked for, and each entry
 point imports only what it runs (so `sql-client.sh --help` and `flinklab check` start without the cluster code).
-`sql-client.sh -f` imports neither typer nor rich (flinklab.cli.sql_run): `app` is loaded on first use.
+`sql-client.sh -f` imports neither typer nor rich (flinklab.cli.sql_run); the typer app is flinklab.cli.app.app.
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
-from typing import Any
 
 
 def main() -> None:
@@ -42,11 +41,4 @@ def sql_client_main() -> None:
     _module_app("sql", "sql_client_app", "sql-client.sh")
 
 
-def __getattr__(name: str) -> Any:
-    # `from flinklab.cli import app` (tests, plug-ins) still works; the typer app is built on first use
-    if name == "app":
-        return importlib.import_module("flinklab.cli.app").app
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-__all__ = ["app", "flink_down_main", "flink_up_main", "main", "sql_client_main"]
+__all__ = ["flink_down_main", "flink_up_main", "main", "sql_client_main"]  # the typer app: flinklab.cli.app.app
