@@ -7,9 +7,11 @@ the standard library's http.client over a small pool of kept-alive connections: 
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import select
+import socket
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -75,14 +77,21 @@ class GatewayClient:
         self._base = parts.path.rstrip("/")
         self._timeout = timeout
         self._idle: list[http.client.HTTPConnection] = []
+        self._busy: set[http.client.HTTPConnection] = set()  # connections a call is waiting on
         self._lock = threading.Lock()
         self._abort: Callable[[], BaseException] | None = None
 
     def abort(self, error: Callable[[], BaseException]) -> None:
         """From now on every call except the clean-up ones (closing an operation or a session) raises `error()`
         before it is sent: whatever runs statements through this client stops at its next call (the cluster died,
-        or Ctrl-C). A fetch in flight ends within the gateway's wait for rows. Safe from any thread."""
+        or Ctrl-C). A call in flight is cut off at once (its socket shut down) and raises `error()` too. Safe from
+        any thread."""
         self._abort = error
+        with self._lock:
+            busy = list(self._busy)
+        for connection in busy:
+            with contextlib.suppress(OSError, AttributeError):
+                connection.sock.shutdown(socket.SHUT_RDWR)
 
     def close(self) -> None:
         with self._lock:
@@ -120,8 +129,12 @@ class GatewayClient:
         target = path if "://" not in path else path[path.index("/", path.index("://") + 3):]
         for attempt in (1, 2):
             connection, reused = self._connection()
+            with self._lock:
+                self._busy.add(connection)
             try:
                 connection.request(method, self._base + target, body=payload, headers=headers)
+                with self._lock:
+                    self._busy.add(connection)  # request() may have opened a new socket: abort must see it
                 response = connection.getresponse()
                 data = response.read()
             except (OSError, http.client.HTTPException) as exc:
@@ -134,6 +147,9 @@ class GatewayClient:
             except BaseException:
                 connection.close()
                 raise
+            finally:
+                with self._lock:
+                    self._busy.discard(connection)
             if response.will_close:
                 connection.close()
             else:
@@ -149,6 +165,8 @@ class GatewayClient:
         try:
             status, raw = self._send(method, path, payload)
         except (OSError, http.client.HTTPException):  # refused, reset, timed out, or not HTTP at all
+            if self._abort is not None and not cleanup:  # cut off by abort(): its reason, not "no gateway"
+                raise self._abort() from None
             raise NoGatewayError(self.url) from None
         text = raw.decode("utf-8", "replace")
         try:
