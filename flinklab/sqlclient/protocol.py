@@ -141,7 +141,8 @@ class GatewayClient:
                 connection.close()
                 if isinstance(exc, TimeoutError):  # the server is slow, not gone: asking again would wait again
                     raise
-                if reused and attempt == 1:  # a kept-alive connection the server dropped (it restarted): again
+                if reused and attempt == 1 and self._abort is None:  # a kept-alive connection the server dropped
+                    # (it restarted): again; never after abort(), which is what cut this one off
                     continue
                 raise
             except BaseException:
