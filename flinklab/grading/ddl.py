@@ -6,7 +6,7 @@ today's `ddl.sql` from a stale one, whatever the files' times say.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
@@ -34,19 +34,25 @@ def _bare(name: str) -> str:
     return name.split(".")[-1].strip("`").lower()
 
 
-def _top_level_parts(text: str) -> list[str]:
-    """`text` split at the commas outside parentheses and quotes (a column list, e.g. DECIMAL(10, 2) stays whole)."""
-    parts, depth, start, quote = [], 0, 0, ""
-    for i, ch in enumerate(text):
+def _outside_quotes(text: str, start: int = 0, depth: int = 0) -> Iterator[tuple[int, str, int]]:
+    """(index, char, paren depth after it) for every char of `text` from `start` outside quotes."""
+    quote = ""
+    for i in range(start, len(text)):
+        ch = text[i]
         if quote:
             quote = "" if ch == quote else quote
         elif ch in "'`\"":
             quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "," and depth == 0:
+        else:
+            depth += (ch == "(") - (ch == ")")
+            yield i, ch, depth
+
+
+def _top_level_parts(text: str) -> list[str]:
+    """`text` split at the commas outside parentheses and quotes (a column list, e.g. DECIMAL(10, 2) stays whole)."""
+    parts, start = [], 0
+    for i, ch, depth in _outside_quotes(text):
+        if ch == "," and depth == 0:
             parts.append(text[start:i])
             start = i + 1
     parts.append(text[start:])
@@ -55,19 +61,9 @@ def _top_level_parts(text: str) -> list[str]:
 
 def _closing_paren(text: str, start: int) -> int:
     """Index of the `)` closing the `(` just before `start` (quotes respected); len(text) when unbalanced."""
-    depth, quote = 1, ""
-    for i in range(start, len(text)):
-        ch = text[i]
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'`\"":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return i
+    for i, ch, depth in _outside_quotes(text, start, depth=1):
+        if ch == ")" and depth == 0:
+            return i
     return len(text)
 
 
