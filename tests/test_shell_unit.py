@@ -182,11 +182,10 @@ def test_fold_caps_rows_dropping_the_oldest() -> None:
     assert len(fold) == 3
 
 
-def test_fold_of_many_changing_rows_is_fast() -> None:
-    import time
-
+def test_fold_of_many_changing_rows_keeps_the_latest_of_each() -> None:
+    # its speed is scripts/bench.py's (the shell section: the table view's refresh over 10,000 changing rows),
+    # beside a floor of the same run: a timed assertion here failed on a loaded machine
     fold = TableFold()
-    started = time.perf_counter()
     for round_ in range(5):
         changes = []
         for key in range(10_000):
@@ -196,7 +195,7 @@ def test_fold_of_many_changing_rows_is_fast() -> None:
         fold.apply(changes)
     fold.snapshot()
     assert len(fold) == 10_000 and fold.snapshot()[-1] == ("9999", "4")
-    assert time.perf_counter() - started < 2.0
+    assert fold.snapshot()[:2] == [("0", "4"), ("1", "4")]
 
 
 def test_changelog_tail_keeps_the_last_changes() -> None:

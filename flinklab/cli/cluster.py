@@ -150,6 +150,9 @@ def status(as_json: bool = typer.Option(False, "--json", help="Machine-readable 
         if not settings.gateway_port:
             state = "[dim]off (gateway port 0)[/]"
         console.print(f"SQL gateway:   {state} at {gw.url}" + (f" (pid {gw.pid})" if gw.pid else ""))
+        if gw.pid:
+            console.print(f"  its token:   {gw.token} [dim](other clients send it as the header "
+                          "`Authorization: Bearer <token>`; see the README's Security)[/]", soft_wrap=True)
     if not st.running or st.problems:
         raise typer.Exit(int(ExitStatus.FAILURE))
 

@@ -69,7 +69,8 @@ def run_sql(
             from flinklab.sqlclient.shell.app import ShellOptions, run_shell
 
             return run_shell(ShellOptions(client.url, client.cluster_url, list(init), defines, history, session,
-                                          heartbeat_seconds=settings.shell_heartbeat), out)
+                                          heartbeat_seconds=settings.shell_heartbeat,
+                                          token=client.api.token_source), out)
         script_text = None
         if file is None:
             if stdin.isatty():

@@ -25,19 +25,19 @@ class SqlClient(_GatewayClient):
         # flinklab's own gateway: its cluster is the recorded one (or `cluster_url`); a gateway named by URL is
         # taken as it is
         cluster_url = cluster_url or (resolve_rest_url(settings) if url is None else None)
-        on_close = None
+        on_close, token = None, None
         if embedded:
             self.cluster_url = cluster_url
             self.check_cluster()  # before a JVM starts: no cluster is the likelier mistake
             gateway = start_embedded(settings, cluster_url or resolve_rest_url(settings))
-            url = gateway.url
+            url, token = gateway.url, gateway.token
 
             def on_close() -> None:
                 gateway.stop()
                 gateway.service.jvm.shutdown()
 
         try:
-            super().__init__(settings, url, cluster_url=cluster_url, on_close=on_close)
+            super().__init__(settings, url, cluster_url=cluster_url, on_close=on_close, token=token)
         except BaseException:
             if getattr(self, "_on_close", None) is not None:  # failed before the base class closed it
                 self.close()

@@ -2,8 +2,9 @@
 
 It runs on this machine whatever the backend (its JVM in a container when the host has no Java, see
 flinklab/gateway/java_shim.py), binds `settings.bind_host` (127.0.0.1 unless asked) on `settings.gateway_port`,
-and keeps its pid and log in the state dir. A pid is only ever signalled when its command line is this state dir's
-gateway: a stale pid file that now names another process is ignored.
+and keeps its pid and log in the state dir. Each start writes a new token there (flinklab/access.py), which the
+process reads from the file and every request must carry (flinklab/gateway/auth.py). A pid is only ever signalled
+when its command line is this state dir's gateway: a stale pid file that now names another process is ignored.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from flinklab.access import token_path, write_token
 from flinklab.errors import ClusterError, UsageError
 from flinklab.flink.java import host_java
 from flinklab.flink.procs import find_processes, port_is_free, process_args, stop_processes
@@ -68,6 +70,7 @@ class GatewayState:
     pid: int | None
     answering: bool
     log: str
+    token: str  # the token file's path (never the token)
 
     @property
     def healthy(self) -> bool:
@@ -88,7 +91,7 @@ def answers(url: str, timeout: float = 2.0) -> bool:
 def gateway_state(settings: Settings) -> GatewayState:
     pid = running_pid(settings)
     return GatewayState(url=settings.gateway_url, pid=pid, answering=pid is not None and answers(settings.gateway_url),
-                        log=str(log_file(settings)))
+                        log=str(log_file(settings)), token=str(token_path(settings.state_dir)))
 
 
 def start(settings: Settings, rest_url: str | None = None) -> subprocess.Popen:
@@ -105,6 +108,7 @@ def start(settings: Settings, rest_url: str | None = None) -> subprocess.Popen:
         )
     log = log_file(settings)
     log.parent.mkdir(parents=True, exist_ok=True)
+    write_token(settings.state_dir)  # a new one each start: the process reads it from the state dir, never argv
     args = [sys.executable, "-m", _MODULE, "--host", settings.bind_host, "--port", str(settings.gateway_port),
             "--state-dir", str(settings.state_dir), *(["--rest-url", rest_url] if rest_url else [])]
     with open(log, "ab") as out:
@@ -143,6 +147,7 @@ def stop(settings: Settings) -> bool:
     gateway are ever signalled."""
     pid = running_pid(settings)
     pid_file(settings).unlink(missing_ok=True)
+    token_path(settings.state_dir).unlink(missing_ok=True)  # a stopped gateway's token opens nothing
     pids = sorted({*([pid] if pid is not None else []), *_strays(settings)})
     stop_processes(pids, lambda each: _ours(each, settings), STOP_SECONDS, kill_group=True, poll=0.1)
     return bool(pids)

@@ -14,6 +14,7 @@ import signal
 import sys
 from pathlib import Path
 
+from flinklab.access import read_token
 from flinklab.gateway.service import DEFAULT_CHECK_INTERVAL, DEFAULT_IDLE_TIMEOUT, GatewayService
 from flinklab.settings import Settings
 
@@ -60,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # the backend is not the gateway's business (and one registered only in flink-up's process is unknown here)
         settings = Settings.from_env(state_dir=args.state_dir, backend="auto")
+        token = read_token(args.state_dir)  # flink-up wrote it before it started this process
         service = recorded_service(args.rest_url, settings, args.idle_timeout, args.check_interval)
     except Exception as exc:  # noqa: BLE001 - the process log is where flink-up points the user
         log.error("could not start: %s", exc)
@@ -68,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from flinklab.gateway.app import create_app
 
-    server = uvicorn.Server(uvicorn.Config(create_app(service), host=args.host, port=args.port,
+    server = uvicorn.Server(uvicorn.Config(create_app(service, token=token), host=args.host, port=args.port,
                                            log_level="warning", lifespan="off"))
 
     def stop(signum: int, frame: object) -> None:

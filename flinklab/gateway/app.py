@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from flinklab.gateway.auth import TokenGate
 from flinklab.gateway.errors import SQL_GATEWAY_EXCEPTION, wrapped
 from flinklab.gateway.operations import FetchError, OperationError
 from flinklab.gateway.service import GatewayService, NotFound
@@ -240,7 +241,8 @@ def _guarded(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Req
     return endpoint
 
 
-def create_app(service: GatewayService) -> Starlette:
+def create_app(service: GatewayService, *, token: str) -> TokenGate:
+    """The gateway's ASGI app, behind the door that asks for `token` (auth.py)."""
     api = GatewayApi(service)
     routes = []
     for method, path, name, since in ENDPOINTS:
@@ -256,4 +258,4 @@ def create_app(service: GatewayService) -> Starlette:
     async def not_allowed(request: Request, exc: Exception) -> Response:
         return _errors(405, f"Not allowed: {request.method} {request.url.path}")
 
-    return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed})
+    return TokenGate(Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed}), token)

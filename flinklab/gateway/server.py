@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
+from flinklab.access import new_token
 from flinklab.gateway.service import DEFAULT_CHECK_INTERVAL, DEFAULT_IDLE_TIMEOUT, GatewayConfig, GatewayService
 from flinklab.settings import Settings
 
@@ -29,7 +30,7 @@ def build_service(target: str | Callable[[], str], settings: Settings, idle_time
 class EmbeddedGateway:
     """A gateway served from a thread of this process (`sql-client.sh embedded`, tests): same API, same code."""
 
-    def __init__(self, service: GatewayService, host: str = "127.0.0.1", port: int = 0):
+    def __init__(self, service: GatewayService, host: str = "127.0.0.1", port: int = 0, token: str | None = None):
         import socket
 
         import uvicorn
@@ -37,10 +38,12 @@ class EmbeddedGateway:
         from flinklab.gateway.app import create_app
 
         self.service = service
+        #: what a client sends to get in (auth.py); a new one unless given
+        self.token = token or new_token()
         self._socket = socket.socket()
         self._socket.bind((host, port))
         self.host, self.port = self._socket.getsockname()[:2]
-        config = uvicorn.Config(create_app(service), log_level="warning", lifespan="off")
+        config = uvicorn.Config(create_app(service, token=self.token), log_level="warning", lifespan="off")
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._socket]},
                                         name="flinklab-gateway-http", daemon=True)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, TextIO
 
+from flinklab.access import read_token
 from flinklab.errors import FlinklabError, NoClusterError
 from flinklab.flink.rest import FlinkRest
 from flinklab.flink.sql_split import split_statements, strip_comments
@@ -102,13 +103,13 @@ class SqlClient:
     `on_close` callback runs after the connection closes (an embedded gateway stops there)."""
 
     def __init__(self, settings: Settings, url: str | None = None, *, cluster_url: str | None = None,
-                 on_close: Callable[[], None] | None = None):
+                 on_close: Callable[[], None] | None = None, token: str | None = None):
         self.settings = settings
         self._on_close = on_close
         self.cluster_url = cluster_url
         self.check_cluster()
         self.url = (url or gateway_url(settings)).rstrip("/")
-        self.api = GatewayClient(self.url)
+        self.api = GatewayClient(self.url, token=self._token_source(token))
         try:
             self.check()
         except BaseException:
@@ -120,6 +121,17 @@ class SqlClient:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def _token_source(self, token: str | None) -> Callable[[], str | None] | None:
+        """What the gateway client sends as its token: `token` when given (an embedded gateway's), the state dir's
+        for flinklab's own gateway (read when first needed, and again after a 401), nothing for another gateway
+        (flinklab's token is not sent to a gateway it does not belong to)."""
+        if token is not None:
+            return lambda: token
+        if self.url == gateway_url(self.settings).rstrip("/"):
+            state_dir = self.settings.state_dir
+            return lambda: read_token(state_dir)
+        return None
 
     def check_cluster(self) -> None:
         """Raise NoClusterError (one line) unless the cluster of flinklab's gateway answers."""

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from flinklab.access import HEADER, bearer
 from flinklab.errors import ClusterError
 
 #: The API version this client speaks (configure-session needs v2 or later).
@@ -29,6 +30,13 @@ _SERVER_SIDE_END = "End of exception on server side>"
 class NoGatewayError(ClusterError):
     def __init__(self, url: str):
         super().__init__(f"No SQL gateway answers at {url}.", "Start the cluster and its gateway with `flink-up`.")
+
+
+class UnauthorizedError(ClusterError):
+    def __init__(self, url: str):
+        super().__init__(f"The SQL gateway at {url} refused this client (401 Unauthorized: no token, or not its "
+                         "token).", "flinklab's clients send the token flink-up wrote into the state dir "
+                         "(`flinklab status` says where); `flink-up` restarts a gateway with a new one.")
 
 
 class GatewayError(Exception):
@@ -68,8 +76,13 @@ class GatewayClient:
     """A pool of HTTP connections to a gateway at `url` (e.g. http://127.0.0.1:8083), safe to use from threads:
     each call takes an idle connection (or opens one) and gives it back when the answer is read."""
 
-    def __init__(self, url: str, timeout: float = 60.0):
+    def __init__(self, url: str, timeout: float = 60.0, token: Callable[[], str | None] | None = None):
         self.url = url.rstrip("/")
+        #: the gateway's token, asked before the first call that needs it and again after a 401 (a gateway that
+        #: restarted has a new one); None: no token is sent
+        self.token_source = token
+        self._authorization: str | None = None
+        self._token_read = False
         parts = urlsplit(self.url)
         self._https = parts.scheme == "https"
         self._host = parts.hostname or "localhost"
@@ -122,8 +135,17 @@ class GatewayClient:
                 return connection, True
             connection.close()
 
-    def _send(self, method: str, path: str, payload: bytes | None) -> tuple[int, bytes]:
+    def _headers(self, fresh: bool = False) -> dict[str, str]:
+        if self.token_source is not None and (fresh or not self._token_read):
+            token = self.token_source()
+            self._authorization = None if token is None else bearer(token)
+            self._token_read = True
         headers = {"Accept": "application/json"}
+        if self._authorization is not None:
+            headers[HEADER] = self._authorization
+        return headers
+
+    def _send(self, method: str, path: str, payload: bytes | None, headers: dict[str, str]) -> tuple[int, bytes]:
         if payload is not None:
             headers["Content-Type"] = "application/json"
         target = path if "://" not in path else path[path.index("/", path.index("://") + 3):]
@@ -159,12 +181,18 @@ class GatewayClient:
             return response.status, data
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
-    def _call(self, method: str, path: str, body: Mapping[str, Any] | None = None, *, cleanup: bool = False) -> Any:
+    def _call(self, method: str, path: str, body: Mapping[str, Any] | None = None, *, cleanup: bool = False,
+              public: bool = False) -> Any:
+        """One request; `public` ones (`/info`) go without the token: a client learns whether a gateway answers
+        before it needs the token file."""
         if self._abort is not None and not cleanup:
             raise self._abort()
         payload = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
         try:
-            status, raw = self._send(method, path, payload)
+            status, raw = self._send(method, path, payload, {"Accept": "application/json"} if public else
+                                     self._headers())
+            if status == 401 and self.token_source is not None:  # the gateway restarted with a new token
+                status, raw = self._send(method, path, payload, self._headers(fresh=True))
         except (OSError, http.client.HTTPException):  # refused, reset, timed out, or not HTTP at all
             if self._abort is not None and not cleanup:  # cut off by abort(): its reason, not "no gateway"
                 raise self._abort() from None
@@ -174,6 +202,8 @@ class GatewayClient:
             data = json.loads(text)
         except ValueError:
             raise GatewayError(status, [text[:500]]) from None
+        if status == 401:
+            raise UnauthorizedError(self.url)
         if status >= 400:
             errors = data.get("errors") if isinstance(data, dict) else None
             raise GatewayError(status, [str(e) for e in errors or [text[:500]]])
@@ -183,7 +213,7 @@ class GatewayClient:
         return f"/{API_VERSION}{path}"
 
     def info(self) -> dict[str, Any]:
-        return self._call("GET", self._v("/info"))
+        return self._call("GET", self._v("/info"), public=True)
 
     def open_session(self, properties: Mapping[str, str] | None = None, name: str | None = None) -> str:
         body: dict[str, Any] = {"properties": dict(properties or {})}

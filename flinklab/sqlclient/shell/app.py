@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -50,6 +51,7 @@ class ShellOptions:
     history: str | None = None  # -hist PATH
     session_name: str | None = None  # -s NAME
     heartbeat_seconds: float = HEARTBEAT_SECONDS
+    token: Callable[[], str | None] | None = None  # the gateway's token, as the client that opened the shell has it
 
 
 def welcome(version: str, options: ShellOptions) -> str:
@@ -66,7 +68,8 @@ class Shell:
     def __init__(self, options: ShellOptions, out: TextIO | None = None):
         self.options = options
         self.out = out or sys.stdout
-        self.executor = ShellSession(options.gateway_url, options.defines, options.init_files, self.out)
+        self.executor = ShellSession(options.gateway_url, options.defines, options.init_files, self.out,
+                                     token=options.token)
         self.executor.api.session_name = options.session_name
         self.heartbeat: Heartbeat | None = None
         self.gone = False
@@ -88,7 +91,8 @@ class Shell:
             history = open_history(path, self.say)
             if not self.executor.open():
                 return ExitStatus.FAILURE
-            self.heartbeat = Heartbeat(self.options.gateway_url, self._lost, self.options.heartbeat_seconds)
+            self.heartbeat = Heartbeat(self.options.gateway_url, self._lost, self.options.heartbeat_seconds,
+                                       token=self.options.token)
             self.heartbeat.start(self.executor.handle)
             self.prompt = self._prompt_session(history)
             return self._loop()

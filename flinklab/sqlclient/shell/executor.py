@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -90,13 +90,15 @@ def _changes(page: Page) -> list[tuple[str, list[str]]]:
 class ShellSession:
     """The shell's gateway session: opened with `-D` options, set up by the `-i` files, reopened when lost."""
 
-    def __init__(self, url: str, defines: Mapping[str, str], init_files: Sequence[Path], out: TextIO):
+    def __init__(self, url: str, defines: Mapping[str, str], init_files: Sequence[Path], out: TextIO,
+                 token: Callable[[], str | None] | None = None):
         self.url = url
+        self.token = token
         self.defines = dict(defines)
         self.init_files = list(init_files)
         self.out = out
         self.printer = Printer(out)
-        self.api = ShellApi(url)
+        self.api = ShellApi(url, token=token)
         self.session: ClientSession | None = None
         self.lost = False  # set by the heartbeat: the gateway forgot the session
 
@@ -165,7 +167,7 @@ class ShellSession:
         """Submit a query for a view: its operation, an empty result, its pages (on a fetching client of their
         own) and the first page. Raises GatewayError when the planner rejects it."""
         operation = self.api.execute(self.handle, statement)
-        fetcher = ShellApi(self.url)
+        fetcher = ShellApi(self.url, token=self.token)
         pages = fetcher.pages(self.handle, operation)
         try:
             first = next(p for p in pages if p.result_type != "NOT_READY")

@@ -44,8 +44,9 @@ class Heartbeat:
 
     MISSES = 3  # a gateway busy for one beat is not a dead one
 
-    def __init__(self, url: str, on_lost: Callable[[bool], None], interval: float = HEARTBEAT_SECONDS):
-        self.api = ShellApi(url, timeout=max(2.0, interval))
+    def __init__(self, url: str, on_lost: Callable[[bool], None], interval: float = HEARTBEAT_SECONDS,
+                 token: Callable[[], str | None] | None = None):
+        self.api = ShellApi(url, timeout=max(2.0, interval), token=token)
         self.on_lost = on_lost
         self.interval = interval
         self.handle: str | None = None
