@@ -66,6 +66,53 @@ def per_call(settings: Settings, row: Row, figures: dict) -> None:
     row("  the same call, embedded: a JVM per call (s, median of 2)",
         f"{figures['call_embedded_s']:.2f}  ({figures['call_embedded_s'] / figures['call_gateway_s']:.1f}x)")
     row("  floor: sql-client.sh --help, no gateway call (s)", f"{figures['call_help_s']:.2f}")
+    door_cost(settings, work, row, figures)
+
+
+def door_cost(settings: Settings, work: Path, row: Row, figures: dict) -> None:
+    """What the gateway's token check (flinklab/gateway/auth.py) adds to the warm call above: its time per request,
+    with the token and by the peer-owner rule, times the requests that call makes, beside the call."""
+    import socket
+    import timeit
+
+    from flinklab.access import bearer, read_token
+    from flinklab.gateway.auth import TokenGate
+    from flinklab.sqlclient.protocol import GatewayClient
+
+    token = read_token(settings.state_dir)
+    gate = TokenGate(None, token)  # type: ignore[arg-type] - only its check runs here
+    with_token = {"path": "/v3/sessions/s/statements", "headers": [(b"authorization", bearer(token).encode())]}
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        with socket.create_connection(server.getsockname()) as client:
+            by_owner = {"path": "/v3/sessions", "headers": [], "client": client.getsockname(),
+                        "server": server.getsockname()}
+            assert gate.allowed(with_token) and gate.allowed(by_owner)
+            per_token = min(timeit.repeat(lambda: gate.allowed(with_token), number=20_000, repeat=3)) / 20_000
+            per_owner = min(timeit.repeat(lambda: gate.allowed(by_owner), number=2_000, repeat=3)) / 2_000
+    sent = []
+    original = GatewayClient._send
+
+    def counting(self, *args, **kwargs):
+        sent.append(args[1])
+        return original(self, *args, **kwargs)
+
+    GatewayClient._send = counting  # type: ignore[method-assign] - counts the requests of one call
+    try:
+        script = (work / "ddl.sql").read_text() + THREE
+        with SqlClient(settings) as client, open("/dev/null", "w") as sink:
+            client.new_session().run_script(script, sink)
+    finally:
+        GatewayClient._send = original  # type: ignore[method-assign]
+    call = figures["call_gateway_s"]
+    added = per_token * len(sent)
+    figures["door_per_request_us"] = per_token * 1e6
+    figures["door_by_owner_per_request_us"] = per_owner * 1e6
+    row("gateway door: token check per request (us)", f"{per_token * 1e6:.1f}  (peer-owner rule, no token: "
+        f"{per_owner * 1e6:.0f} us, /proc/net/tcp read)")
+    row(f"  x {len(sent)} requests of the warm call above (ms)",
+        f"{added * 1e3:.3f}  ({added / call:.6f} of the call's {call:.2f} s)")
 
 
 def busy_seconds(settings: Settings, job_ids: list[str]) -> float:
