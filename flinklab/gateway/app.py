@@ -216,7 +216,7 @@ ENDPOINTS = [
     ("GET", "/sessions/{session}/complete-statement", "complete_statement", 2),
     ("POST", "/sessions/{session}/statements", "execute_statement", 1),
     ("GET", "/sessions/{session}/operations/{operation}/status", "operation_status", 1),
-    ("PUT", "/sessions/{session}/operations/{operation}/cancel", "cancel_operation", 1),
+    ("POST", "/sessions/{session}/operations/{operation}/cancel", "cancel_operation", 1),  # POST in every spec
     ("DELETE", "/sessions/{session}/operations/{operation}/close", "close_operation", 1),
     ("GET", "/sessions/{session}/operations/{operation}/result/{token}", "fetch_results", 1),
 ]

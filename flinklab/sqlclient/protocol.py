@@ -243,7 +243,7 @@ class GatewayClient:
         return str(self._call("GET", self._v(f"/sessions/{session}/operations/{operation}/status{query}"))["status"])
 
     def cancel(self, session: str, operation: str) -> str:
-        return str(self._call("PUT", self._v(f"/sessions/{session}/operations/{operation}/cancel"))["status"])
+        return str(self._call("POST", self._v(f"/sessions/{session}/operations/{operation}/cancel"))["status"])
 
     def close_operation(self, session: str, operation: str) -> None:
         self._call("DELETE", self._v(f"/sessions/{session}/operations/{operation}/close"), cleanup=True)
