@@ -30,7 +30,7 @@ import time
 
 import httpx
 import pytest
-from flink_gateway_api import Client
+from flink_gateway_api import AuthenticatedClient, Client
 from flink_gateway_api.api.default import (
     cancel_operation,
     close_operation,
@@ -61,6 +61,7 @@ from flink_gateway_api.models import (
 )
 from flink_gateway_api.types import UNSET
 
+from flinklab.access import read_token
 from flinklab.gateway.app import PAGE_ROWS
 from flinklab.version import FLINK_VERSION
 
@@ -74,10 +75,11 @@ STREAMING = {"execution.runtime-mode": "streaming"}
 HANG_GUARD_S = 180.0
 
 
-def _client(flink_cluster) -> Client:
-    """The one place the tests make their client (issue 20: the token goes here, as
-    `AuthenticatedClient(base_url=..., token=...)`, which sends `Authorization: Bearer <token>`)."""
-    return Client(base_url=f"{flink_cluster.gateway_url}/{API_VERSION}", headers={}, timeout=httpx.Timeout(60.0))
+def _client(flink_cluster) -> AuthenticatedClient:
+    """The one place the tests make their client: with the gateway's token, which the generated client sends as
+    `Authorization: Bearer <token>` (tests/test_gateway_security_live.py runs it as another Unix user too)."""
+    return AuthenticatedClient(base_url=f"{flink_cluster.gateway_url}/{API_VERSION}",
+                               token=read_token(flink_cluster.state_dir), timeout=httpx.Timeout(60.0))
 
 
 @pytest.fixture(scope="module")

@@ -24,6 +24,9 @@ import httpx
 import pytest
 from conftest import settings_env
 from flink_gateway import connect
+from flink_gateway_api import AuthenticatedClient, Client
+from flink_gateway_api.api.default import open_session
+from flink_gateway_api.models import OpenSessionRequestBody
 
 from flinklab.access import read_token, token_path
 from flinklab.environment.gateway import log_file
@@ -149,8 +152,17 @@ def test_clients_with_the_token_in_a_header_get_in_from_any_user(flink_cluster: 
             cur.execute("SELECT 40 + 2 AS answer")
             return cur.fetchall()
 
+    def openapi_client(with_token: bool) -> Any:
+        base = f"{url}/v3"
+        client = AuthenticatedClient(base_url=base, token=token) if with_token else Client(base_url=base)
+        with client:
+            answer = open_session.sync_detailed(client=client, body=OpenSessionRequestBody())
+            return {"status": int(answer.status_code)}
+
     assert as_user(stranger, flinklabs_client) == {"session": 36}
     assert as_user(stranger, db_api_driver) == [[42]]
+    assert as_user(stranger, lambda: openapi_client(True)) == {"status": 200}
+    assert as_user(stranger, lambda: openapi_client(False)) == {"status": 401}
     assert "401" in as_user(stranger, lambda: GatewayClient(url).open_session())["raised"]
 
 
