@@ -42,9 +42,10 @@ LT_HINT = "`<` instead of BETWEEN drops the shipments exactly 2 h after the orde
 LT_UNSHIPPED_HINT = ("`<` instead of BETWEEN lists the orders shipped exactly 2 h later as unshipped: BETWEEN includes "
                      "both ends.")
 PER_SHIPMENT_HINT = (
-    "Listed though shipped within 2 h: {order} (each has another shipment outside them): the condition tests "
-    "each shipment instead of each order. An order is unshipped when no shipment at all matches ON (order_id and "
-    "s.ship_time BETWEEN o.order_time AND o.order_time + INTERVAL '2' HOUR); keep only s.ship_id IS NULL in WHERE.")
+    "Orders shipped within 2 h are listed because another of their shipments came outside them (e.g. {order}): "
+    "the condition tests each shipment instead of each order. An order is unshipped when no shipment at all "
+    "matches ON (order_id and s.ship_time BETWEEN o.order_time AND o.order_time + INTERVAL '2' HOUR); keep only "
+    "s.ship_id IS NULL in WHERE.")
 NO_AS_OF = "FOR SYSTEM_TIME AS OF missing — latest rates used: join rates_v FOR SYSTEM_TIME AS OF o.order_time AS r."
 STREAMING = "Run {step}.sql in streaming mode: SET 'execution.runtime-mode' = 'streaming';"
 
