@@ -6,6 +6,8 @@ import re
 from collections import Counter, defaultdict
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from flinklab.course.registry import get_lab
 from flinklab.labs.joins import fixtures as fx
@@ -172,3 +174,69 @@ def test_interval_cases_seen_by_reference(generated):
     never = ref.never_shipped(data)
     assert never < unshipped  # never shipped ones are in
     assert len(unshipped - never) >= 3  # shipped late (incl. 7201 s) or only before the order
+
+
+# ---- the cases that separate the right query from its near misses, at every seed and scale -------------------
+
+def _per_shipment_unshipped(data: ref.JoinsData) -> set[str]:
+    """What an unshipped query that tests each shipment instead of each order lists: the orders never shipped and
+    every order with some shipment outside [order_time, order_time + 2 h], even when another one is inside."""
+    outside = {o for o, ds in _delays(data).items() if any(not 0 <= d <= 7200 for d in ds)}
+    return ref.never_shipped(data) | outside
+
+
+def _separating_cases(files) -> None:
+    data = ref.from_rows(files)
+    days = sorted({o.order_time.date() for o in data.orders})
+    day_of = {o.order_id: o.order_time.date() for o in data.orders}
+    per_day: dict[str, Counter] = defaultdict(Counter)
+    for order_id, ds in _delays(data).items():
+        inside = [d for d in ds if 0 <= d <= 7200]
+        outside = [d for d in ds if not 0 <= d <= 7200]
+        if any(d < 7200 for d in inside) and 7201 in outside:
+            per_day["inside and 1 s past 2 h"][day_of[order_id]] += 1
+        if 7200 in inside and 7201 in outside:
+            per_day["exactly 2 h and 1 s past it"][day_of[order_id]] += 1
+        for d in ds:
+            if len(ds) == 1 and d in (0, 7200, 7201, -1):
+                per_day[f"only shipment at {d} s"][day_of[order_id]] += 1
+    rate_at = {(r.currency, r.update_time) for r in data.rates}
+    for o in data.orders:
+        if (o.currency, o.order_time) in rate_at:
+            per_day[f"{o.currency} rate changed in the order's second"][o.order_time.date()] += 1
+    for case in ("inside and 1 s past 2 h", "exactly 2 h and 1 s past it", "only shipment at 0 s",
+                 "only shipment at 7200 s", "only shipment at 7201 s", "only shipment at -1 s",
+                 "USD rate changed in the order's second", "EUR rate changed in the order's second",
+                 "JPY rate changed in the order's second"):
+        assert all(per_day[case][day] >= 1 for day in days), (case, per_day[case])
+    # so the near misses cannot win by luck: each gives other rows and another count than the reference
+    right = {order_id for order_id, _ in ref.unshipped(data)}
+    per_shipment = _per_shipment_unshipped(data)
+    assert per_shipment > right and len(per_shipment) - len(right) >= 2 * len(days)
+    less_than = {order_id for order_id, _ in ref.unshipped(data, include_upper=False)}
+    assert less_than > right and len(less_than) - len(right) >= 2 * len(days)
+    assert ref.interval_rows(data, include_upper=False) < ref.interval_rows(data)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 42])
+@pytest.mark.parametrize("scale", [1, 10])
+def test_separating_cases_are_planted(seed, scale):
+    _separating_cases(fx.generate(seed, scale))
+
+
+@given(seed=st.integers(min_value=0, max_value=2**32), scale=st.integers(min_value=1, max_value=4))
+@settings(max_examples=30, deadline=None)
+def test_separating_cases_are_planted_at_any_seed(seed, scale):
+    _separating_cases(fx.generate(seed, scale))
+
+
+def test_an_order_with_a_shipment_on_each_side_of_the_bound_counts_as_shipped():
+    # the reference counts an order as shipped as soon as one shipment is inside, whatever its others
+    files = fx.generate(42, 1)
+    data = ref.from_rows(files)
+    both = [o for o, ds in _delays(data).items() if any(0 <= d <= 7200 for d in ds) and any(d > 7200 for d in ds)]
+    assert len(both) == 2
+    unshipped = {order_id for order_id, _ in ref.unshipped(data)}
+    assert not set(both) & unshipped
+    rows = ref.interval_rows(data)
+    assert all(sum(1 for r in rows if r[0] == o) == 1 for o in both)  # one interval row each: the one inside

@@ -6,6 +6,7 @@ One solution run, then only the mistaken step per case; the workspace is restore
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,11 +15,13 @@ from typing import Callable
 import pytest
 from labtools import assert_fails_exactly, restore, run_with_sql, solve_and_snapshot
 
+from flinklab.course.fixtures_io import write_fixtures
 from flinklab.course.grader import grade_lab
 from flinklab.course.runner import run_lab
 from flinklab.grading.changelog import final_rows
 from flinklab.grading.parse import parse_output
 from flinklab.labs.joins import LAB
+from flinklab.labs.joins import reference as ref
 from flinklab.settings import Settings
 
 pytestmark = pytest.mark.live
@@ -137,3 +140,30 @@ def test_mistake_fails_exactly_its_checks(solved, sql_client, mistake: Mistake):
         assert_fails_exactly({r.name: r for r in report.failures}, mistake.fails)
     finally:
         restore(workspace, snapshot)
+
+
+def test_solution_passes_at_another_seed_and_scale(flink_cluster: Settings, sql_client, tmp_path: Path):
+    # The separating cases are planted at every seed and scale (test_joins_fixtures), and Flink agrees with the
+    # reference on them: the reference SQL over seed 3 at scale 10 (its own data and workspace dirs, the same
+    # cluster) passes every check, and the orders shipped in time and again too late are not listed as unshipped.
+    data = tmp_path / "data"
+    data.mkdir()
+    write_fixtures(LAB, data, seed=3, scale=10)
+    settings = dataclasses.replace(flink_cluster, data_dir=data, workspace_root=tmp_path / "ws")
+    run = run_lab(settings, LAB, solution=True, client=sql_client)
+    assert run.ok, [(s.step.id, s.status, s.error) for s in run.steps]
+    report = grade_lab(settings, LAB)
+    assert [(r.name, r.message, r.hint) for r in report.failures] == []
+    listed = {r["order_id"] for r in final_rows(parse_output(
+        (settings.workspace("joins") / "unshipped.out").read_text(encoding="utf-8")).table)}
+    in_time_and_late = _shipped_in_time_and_late(ref.load(data))
+    assert len(in_time_and_late) == 2 * 10  # two a day
+    assert listed and not in_time_and_late & listed
+
+
+def _shipped_in_time_and_late(data) -> set[str]:
+    order_time = {o.order_id: o.order_time for o in data.orders}
+    delays: dict[str, set[float]] = {}
+    for s in data.shipments:
+        delays.setdefault(s.order_id, set()).add((s.ship_time - order_time[s.order_id]).total_seconds())
+    return {o for o, ds in delays.items() if any(0 <= d <= 7200 for d in ds) and any(d > 7200 for d in ds)}

@@ -8,6 +8,7 @@ plans are code (`plan_checks`): they read JSON plans, not result tables.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -38,6 +39,13 @@ from flinklab.labs.joins.report import INTEGER_FIELDS, REPORT_FIELDS, SOURCES, b
 TOLERANCE = Decimal("0.01")
 
 LT_HINT = "`<` instead of BETWEEN drops the shipments exactly 2 h after the order: BETWEEN includes both ends."
+LT_UNSHIPPED_HINT = ("`<` instead of BETWEEN lists the orders shipped exactly 2 h later as unshipped: BETWEEN includes "
+                     "both ends.")
+PER_SHIPMENT_HINT = (
+    "Orders shipped within 2 h are listed because another of their shipments came outside them (e.g. {order}): "
+    "the condition tests each shipment instead of each order. An order is unshipped when no shipment at all "
+    "matches ON (order_id and s.ship_time BETWEEN o.order_time AND o.order_time + INTERVAL '2' HOUR); keep only "
+    "s.ship_id IS NULL in WHERE.")
 NO_AS_OF = "FOR SYSTEM_TIME AS OF missing — latest rates used: join rates_v FOR SYSTEM_TIME AS OF o.order_time AS r."
 STREAMING = "Run {step}.sql in streaming mode: SET 'execution.runtime-mode' = 'streaming';"
 
@@ -122,9 +130,28 @@ def _unshipped_hint(c: Compared) -> str | None:
     if {r[0] for r in c.found} == ref.never_shipped(c.data):
         return ("Only never-shipped orders: the time condition is missing from ON, so a late shipment still counts "
                 "as shipped. Put ship_time BETWEEN order_time AND order_time + INTERVAL '2' HOUR in ON.")
+    listed_though_shipped = sorted({str(r[0]) for r in c.found} & _shipped_and_also_outside(c.data))
+    if listed_though_shipped:
+        return PER_SHIPMENT_HINT.format(order=", ".join(listed_though_shipped[:3]))
     if any(as_timestamp(r[1]) is None for r in c.found):
         return "order_time must be the order's timestamp (SELECT o.order_id, o.order_time)."
     return None
+
+
+def _shipped_and_also_outside(data: ref.JoinsData) -> set[str]:
+    """Orders with a shipment inside [0 s, 7200 s) (so even `<` finds it) and another outside [0 s, 7200 s]: only a
+    query that looks at each shipment instead of each order lists them as unshipped."""
+    order_time = {o.order_id: o.order_time for o in data.orders}
+    inside, outside = set(), set()
+    for s in data.shipments:
+        if s.order_id not in order_time:
+            continue
+        delay = s.ship_time - order_time[s.order_id]
+        if timedelta(0) <= delay < ref.INTERVAL:
+            inside.add(s.order_id)
+        elif not timedelta(0) <= delay <= ref.INTERVAL:
+            outside.add(s.order_id)
+    return inside & outside
 
 
 def _unshipped_facts(data: ref.JoinsData) -> Mapping[str, Any]:
@@ -260,6 +287,7 @@ CHECKS = LabChecks(
                  "IS NULL.", tolerance=Decimal(0),
                  message="expected {n_expected} orders (never shipped: {never}, shipped late or only before the "
                  "order: {late}), found {n_found}: {diff_sentence}", facts=_unshipped_facts,
+                 mistakes=((lambda data: sorted(ref.unshipped(data, include_upper=False)), LT_UNSHIPPED_HINT),),
                  diagnose=_unshipped_hint),
             UNSHIPPED_KIND,
         )),

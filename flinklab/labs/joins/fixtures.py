@@ -175,7 +175,8 @@ def _draw(rng: random.Random, scale: int) -> dict[str, Rows]:
 
 
 def _ship_day(rng: random.Random, day_orders: list[_Order], shipments: list[tuple[int, datetime]]) -> None:
-    """Give each order of one day its shipments: the boundary cases once each, then ordinary delays."""
+    """Give each order of one day its shipments: the boundary cases once each, then ordinary delays, two of which
+    (one of them exactly 2 h) come with a second shipment 1 s too late: the order counts as shipped in time."""
     pool = list(day_orders)
     rng.shuffle(pool)
 
@@ -194,8 +195,15 @@ def _ship_day(rng: random.Random, day_orders: list[_Order], shipments: list[tupl
         ship(pool.pop(), rng.randrange(TWO_HOURS + 60, 10 * 3600))
     for _ in range(NEVER_SHIPPED_PER_DAY):
         pool.pop()
-    for order in pool:
-        ship(order, rng.randrange(60, TWO_HOURS - 60))
+    delays = [rng.randrange(60, TWO_HOURS - 60) for _ in pool]
+    # Two ordinary orders also get a second shipment just outside the bound (drawn from no rng, so every other
+    # value stays as it was): an unshipped query that tests each shipment instead of each order lists them.
+    in_and_out, at_bound_and_out = pool[0], pool[1]
+    delays[1] = TWO_HOURS  # its shipment inside the bound is exactly at it
+    for order, delay_s in zip(pool, delays):
+        ship(order, delay_s)
+    ship(in_and_out, TWO_HOURS + 1)
+    ship(at_bound_and_out, TWO_HOURS + 1)
 
 
 def _rate_day(

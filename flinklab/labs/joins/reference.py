@@ -122,10 +122,11 @@ def interval_rows(data: JoinsData, *, include_upper: bool = True) -> set[tuple[s
     return rows
 
 
-def unshipped(data: JoinsData) -> set[tuple[str, datetime]]:
+def unshipped(data: JoinsData, *, include_upper: bool = True) -> set[tuple[str, datetime]]:
     """(order_id, order_time) of orders with no shipment in [order_time, order_time + 2 h]: never shipped,
-    shipped late, or shipped only before the order."""
-    shipped = {order_id for order_id, _, _ in interval_rows(data)}
+    shipped late, or shipped only before the order. An order counts once, whatever its other shipments: one in
+    the interval is enough. `include_upper=False` is what `<` instead of BETWEEN gives."""
+    shipped = {order_id for order_id, _, _ in interval_rows(data, include_upper=include_upper)}
     return {(o.order_id, o.order_time) for o in data.orders if o.order_id not in shipped}
 
 

@@ -3,8 +3,10 @@
 Every two-hour block holds exactly 119 orders from five shops. Each shop's orders come in sessions (gaps of at most
 5 minutes inside a session, more than 5 minutes between sessions) of different sizes. The first block pins the edge
 cases the lab is about: the first order at 09:01:35 (not on a window boundary), an order at exactly 09:10:00 (on
-one), a gap of exactly 5 minutes (one session in Flink) and one of 5 minutes 1 second (two sessions). Amounts are
-unique and no two shops share a revenue inside any 10-minute window, so every Top-N answer is unique.
+one: a TUMBLE and HOP edge, the end of the first CUMULATE window), one at exactly 10:00:00 (where a new hour's
+CUMULATE windows and a 30-minute TUMBLE window start), a gap of exactly 5 minutes (one session in Flink) and one of
+5 minutes 1 second (two sessions). Every block repeats them at its own times. Amounts are unique and no two shops
+share a revenue inside any 10-minute window, so every Top-N answer is unique.
 
 `scale` K lays K such blocks end to end (K × 119 orders); every property holds per block and overall.
 """
@@ -36,6 +38,8 @@ SESSION_SIZES: dict[str, tuple[int, ...]] = {
 }
 # Where each shop's first session starts inside a block (seconds after the block start); A starts the block.
 SHOP_START_S = {"A": 95, "B": 150, "C": 230, "D": 290, "E": 410}
+HOUR_S = 3600  # one order exactly here: a new hour's CUMULATE windows and a 30-minute window start at it
+MAX_HOUR_SHIFT_S = 120  # how far the order moved there may come from
 LAST_ORDER_S = 2 * 3600 - 90  # every block's orders end before the next block's first order minus a gap
 MAX_ATTEMPTS = 500
 
@@ -70,10 +74,40 @@ def _shop_offsets(rng: random.Random, shop: str) -> list[int]:
     return out
 
 
+def _on_the_hour(events: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The events with one order exactly at HOUR_S (moved there from the nearest second that keeps its shop's
+    sessions as drawn), if none is there already; ValueError when no nearby order can move. Uses no rng, so a draw
+    that already has one is unchanged."""
+    if any(t == HOUR_S for t, _ in events):
+        return events
+    times: dict[str, list[int]] = defaultdict(list)
+    for t, shop in events:
+        times[shop].append(t)
+    for t, shop in sorted(events, key=lambda e: (abs(e[0] - HOUR_S), e[0])):
+        if abs(t - HOUR_S) > MAX_HOUR_SHIFT_S:
+            break
+        own = sorted(times[shop])
+        i = own.index(t)
+        neighbours = [(own[i - 1], t)] if i else []
+        neighbours += [(t, own[i + 1])] if i + 1 < len(own) else []
+        moved = [(HOUR_S, b) if a == t else (a, HOUR_S) for a, b in neighbours]
+        if all(_same_kind_of_gap(b - a, nb - na) for (a, b), (na, nb) in zip(neighbours, moved)):
+            return sorted((HOUR_S, s) if (u, s) == (t, shop) else (u, s) for u, s in events)
+    raise ValueError("no order can move to the hour")
+
+
+def _same_kind_of_gap(old: int, new: int) -> bool:
+    # inside a session (but not the pinned exact gap) stays inside, a break stays a clear break (not the pinned 5 min
+    # 1 s), so the sessions and their pinned edge cases are those drawn
+    if old in (GAP_S, GAP_S + 1):
+        return False
+    return 0 < new < GAP_S if old < GAP_S else new >= GAP_S + 60
+
+
 def _block(rng: random.Random) -> list[tuple[int, str]]:
     """(second offset, shop) for one block, sorted; raises ValueError when a draw breaks a property."""
     events = [(t, shop) for shop in SESSION_SIZES for t in _shop_offsets(rng, shop)]
-    events.sort()
+    events = _on_the_hour(sorted(events))
     times = [t for t, _ in events]
     if len(set(times)) != len(times):
         raise ValueError("two orders in the same second")  # keeps the CSV order (and watermarks) unambiguous
