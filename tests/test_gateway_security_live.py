@@ -195,3 +195,29 @@ def test_the_lab_users_own_tools_work_and_the_token_is_in_no_command_line_log_or
     assert seen == []
     assert token not in log_file(flink_cluster).read_text(errors="replace")
     assert token not in run.stdout + run.stderr + status.stdout + status.stderr
+
+
+@pytest.mark.parametrize("fault, expected", [
+    ("missing", "No SQL gateway token at {path}."),
+    ("world-readable", "The SQL gateway token {path} is open to others (mode 0644, must be 0600): refused."),
+    ("not-a-token", "The SQL gateway token {path} does not hold a token."),
+])
+def test_sql_client_with_a_token_file_it_cannot_use_says_so_in_one_line(flink_cluster: Settings, tmp_path: Path,
+                                                                         fault: str, expected: str) -> None:
+    """The lab's own client, its state dir's token file missing or untrustworthy: one line naming the file (and
+    flink-up), exit 2, the statement never sent."""
+    state = tmp_path / "state"
+    state.mkdir()
+    path = token_path(state)
+    if fault != "missing":
+        path.write_text(read_token(flink_cluster.state_dir) if fault == "world-readable" else "not a token\n")
+        path.chmod(0o644 if fault == "world-readable" else 0o600)
+    script = tmp_path / "q.sql"
+    script.write_text("SET 'execution.runtime-mode' = 'batch';\n")
+    run = subprocess.run([str(BIN / "sql-client.sh"), "-f", str(script)], capture_output=True, text=True,
+                         env={**settings_env(flink_cluster), "FLINKLAB_STATE_DIR": str(state)}, timeout=TIMEOUT)
+    assert run.returncode == 2, run.stdout + run.stderr
+    lines = [line for line in (run.stdout + run.stderr).splitlines() if line.strip()]
+    assert expected.format(path=path) in lines[0].replace("Error: ", ""), lines
+    assert "flink-up" in run.stdout + run.stderr and "Traceback" not in run.stderr
+    assert "Flink SQL>" not in run.stdout  # nothing ran
