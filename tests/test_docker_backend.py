@@ -21,6 +21,7 @@ from docker_fixtures import (  # noqa: F401 - fixtures
     our_objects,
     standin_image,
 )
+from resttools import REFUSED_UPLOAD, upload_jar
 
 from flinklab.cluster.base import read_record
 from flinklab.cluster.docker import DockerBackend
@@ -114,6 +115,12 @@ def test_taskmanagers_read_the_bind_mounted_data_dir(cluster, client):
     result, out = run_sql(client, settings, "tiny/count.sql", tiny_query(settings))
     assert result.ok, out
     assert "|3|60|" in out.replace(" ", ""), out
+
+
+def test_the_jobmanager_refuses_a_jar_upload(cluster):
+    settings, _, _ = cluster
+    response = upload_jar(settings.rest_url)  # FLINK_PROPERTIES carry the options table's web.submit.enable: false
+    assert (response.status_code, response.json()) == REFUSED_UPLOAD
 
 
 def test_joins_solution_passes_every_check_on_the_containers(cluster, client):

@@ -33,6 +33,30 @@ BEHAVIOUR_OPTIONS: dict[str, str] = {
 }
 
 
+#: What the REST API (and the Web UI on it) of a flinklab cluster offers: narrower than Flink's defaults, measured
+#: on Flink 2.2.1. Flink's REST API has no authentication, so these take away what neither the gateway nor the Web
+#: UI needs. What they cannot take away: the gateway submits a job with `POST /jobs` (a JobGraph and its jars,
+#: JobSubmitHandler) and cancels one with `PATCH /jobs/:id`, and no option turns those off (README "Security").
+REST_OPTIONS: dict[str, str] = {
+    # The /jars endpoints (upload, list, run, plan, delete) run any jar a caller uploads; only the Web UI's
+    # "Submit New Job" page and the Kubernetes operator's FlinkSessionJob use them. Off: `POST /jars/upload` answers
+    # 400 {"errors":["POST request not allowed"]}, `GET /jars` 404; the Web UI hides the page (`/config` features).
+    "web.submit.enable": "false",
+    # Flink's default, said out loud: the Kubernetes operator defaults it to false. It only shows the Web UI's
+    # Cancel button (`PATCH /jobs/:id?mode=cancel` answers 202 either way, measured), which a teacher uses.
+    "web.cancel.enable": "true",
+    # Flink's default `*` lets every web page a user's browser opens read the REST API (job ids, configuration),
+    # and `GET /jobs/:id/yarn-cancel` cancels a job (202, measured). The Web UI is served from the REST port itself
+    # and needs no CORS; `.invalid` names no host (RFC 2606), so no page's origin ever matches.
+    "web.access-control-allow-origin": "http://flinklab.invalid",
+    # Flink's defaults, pinned: when on, any caller has the JobManager sample the TaskManagers' threads (flame
+    # graphs) or run a profiler on a JVM and keep its files (profiling). Off, a flame graph answers {"endTimestamp":-2}
+    # and `/taskmanagers/:id/profiler` 404.
+    "rest.flamegraph.enabled": "false",
+    "rest.profiling.enabled": "false",
+}
+
+
 def shape_options(settings: Settings) -> dict[str, str]:
     """The cluster's size from the settings: memory of each JVM and slots per TaskManager (a class's Kubernetes
     cluster sizes these itself)."""
@@ -44,5 +68,5 @@ def shape_options(settings: Settings) -> dict[str, str]:
 
 
 def cluster_options(settings: Settings) -> dict[str, str]:
-    """Every option the clusters flinklab starts share: the shape from `settings`, then the behaviour."""
-    return {**shape_options(settings), **BEHAVIOUR_OPTIONS}
+    """Every option the clusters flinklab starts share: the shape from `settings`, the behaviour, the REST API."""
+    return {**shape_options(settings), **BEHAVIOUR_OPTIONS, **REST_OPTIONS}
