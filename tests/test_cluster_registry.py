@@ -115,6 +115,7 @@ class ShelfBackend:
     Details = ShelfDetails
     reads_local_data: ClassVar[bool] = False
     owns_cluster: ClassVar[bool] = True
+    mutual_tls: ClassVar[bool] = False
     answer: ClassVar[tuple[bool, str]] = (True, "the shelf is here")
 
     def __init__(self, settings: Settings):
