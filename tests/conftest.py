@@ -10,7 +10,10 @@
 from __future__ import annotations
 
 import os
+import pwd
 import socket
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -86,3 +89,14 @@ def sql_client(flink_cluster: Settings):
         yield client
     finally:
         client.close()
+
+
+@pytest.fixture(scope="module")
+def stranger() -> Iterator[pwd.struct_passwd]:
+    """A second Unix user, created for the module and removed after (root only: see tests/second_user.py)."""
+    name = f"flinklab-t{os.getpid()}"
+    subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name], check=True)
+    try:
+        yield pwd.getpwnam(name)
+    finally:
+        subprocess.run(["userdel", name], check=False)

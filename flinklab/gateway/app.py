@@ -253,7 +253,7 @@ def create_app(service: GatewayService, *, token: str) -> TokenGate:
                 routes.append(Route(f"/{version}{path}", handler, methods=[method]))
         routes.append(Route(path, handler, methods=[method]))
 
-    routes += webui.routes(service)  # the cluster's Web UI under /cluster/ (webui.py)
+    routes += webui.routes(service.config)  # the cluster's Web UI under /cluster/ (webui.py)
 
     async def not_found(request: Request, exc: Exception) -> Response:
         return _errors(404, "Not found: " + request.url.path)

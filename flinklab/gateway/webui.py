@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from flinklab.errors import FlinklabError
-from flinklab.gateway.service import GatewayConfig, GatewayService
+from flinklab.gateway.service import GatewayConfig
 
 PREFIX = "/cluster"
 METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
@@ -30,9 +30,12 @@ _DROP_RESPONSE = frozenset({"connection", "keep-alive", "transfer-encoding", "co
                             "set-cookie", "trailer", "upgrade"})
 
 
-def routes(service: GatewayService) -> list[Route]:
-    """`/cluster` (a redirect to `/cluster/`) and `/cluster/{path}` forwarded to the service's cluster."""
-    forward = Forwarder(service.config)
+def routes(config: GatewayConfig) -> list[Route]:
+    """`/cluster` (a redirect to `/cluster/`) and `/cluster/{path}` forwarded to the config's cluster."""
+    forwarder = Forwarder(config)
+
+    async def forward(request: Request) -> Response:  # a function: Starlette takes an object for a raw ASGI app
+        return await forwarder(request)
 
     async def to_slash(request: Request) -> Response:
         return RedirectResponse(f"{PREFIX}/", status_code=308)
