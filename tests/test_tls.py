@@ -7,6 +7,7 @@ where making it is what is tested.
 
 from __future__ import annotations
 
+import asyncio
 import http.server
 import json
 import ssl
@@ -15,11 +16,11 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from conftest import free_port
 from cryptography import x509
 from starlette.applications import Starlette
-from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 from flinklab.access import other_login_users
@@ -107,7 +108,8 @@ def test_flinks_options_use_one_store_as_keystore_and_truststore(state_dir: Path
 
 class _Overview(http.server.BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
-        body = json.dumps({"taskmanagers": 1, "path": self.path}).encode()
+        body = json.dumps({"taskmanagers": 1, "path": self.path,
+                           "authorization": self.headers.get("Authorization")}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -153,17 +155,25 @@ def test_flinklabs_client_presents_the_certificate_and_others_do_not_get_in(stat
         cluster_rest(mutual_tls_server, tmp_path)
 
 
+def _get(app: Starlette, path: str, **options: object) -> httpx.Response:
+    async def get() -> httpx.Response:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://gateway") as client:
+            return await client.get(path, **options)
+
+    return asyncio.run(get())
+
+
 def test_the_gateway_forwards_the_web_ui_with_the_certificate(state_dir: Path, mutual_tls_server: str) -> None:
     forwarding = Starlette(routes=webui.routes(GatewayConfig(lambda: mutual_tls_server, state_dir=state_dir)))
-    with TestClient(forwarding) as client:
-        answer = client.get("/cluster/jobs/overview?x=1", headers={"Authorization": "Bearer the-gateway-token"})
-        assert answer.status_code == 200 and answer.json() == {"taskmanagers": 1, "path": "/jobs/overview?x=1"}
-        moved = client.get("/cluster", follow_redirects=False)
-        assert moved.status_code == 308 and moved.headers["location"] == "/cluster/"
+    answer = _get(forwarding, "/cluster/jobs/overview?x=1", headers={"Authorization": "Bearer the-gateway-token"})
+    # the gateway's token is the gateway's: it does not go on to the cluster
+    assert answer.status_code == 200 and answer.json() == {"taskmanagers": 1, "path": "/jobs/overview?x=1",
+                                                           "authorization": None}
+    moved = _get(forwarding, "/cluster")
+    assert moved.status_code == 308 and moved.headers["location"] == "/cluster/"
     nobody = Starlette(routes=webui.routes(GatewayConfig(f"https://127.0.0.1:{free_port()}", state_dir=state_dir)))
-    with TestClient(nobody) as client:
-        answer = client.get("/cluster/overview")
-        assert answer.status_code == 502 and "does not answer" in answer.json()["errors"][0]
+    answer = _get(nobody, "/cluster/overview")
+    assert answer.status_code == 502 and "does not answer" in answer.json()["errors"][0]
 
 
 def test_a_second_ensure_reuses_the_material_without_keytool(state_dir: Path) -> None:
