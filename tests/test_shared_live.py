@@ -12,6 +12,7 @@ import http.client
 import os
 import re
 import shutil
+import socket
 import ssl
 import subprocess
 import sys
@@ -155,6 +156,45 @@ def test_the_rest_port_answers_no_one_without_the_certificate(shared: tuple[Sett
     # and the second user cannot take the lab user's certificate or the config with its password
     for path in (tls_dir(settings.state_dir) / KEY, settings.state_dir / "local" / "conf" / "config.yaml"):
         assert "PermissionError" in as_user(stranger, lambda p=path: Path(p).read_text())["raised"]
+
+
+def rpc_knock(port: int, cert_dir: str | None) -> str:
+    """What a client gets from the JobManager's RPC port: a TLS handshake (with the certificate or without), or
+    for a plain connection the bytes it is answered (Flink's RPC speaks first only over TLS)."""
+    if cert_dir is None:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as plain:
+            plain.sendall(b"GET / HTTP/1.0\r\n\r\n")
+            plain.settimeout(10)
+            try:
+                return f"plain: {plain.recv(100)!r}"
+            except OSError as exc:
+                return f"plain: {type(exc).__name__}"
+    context = ssl.create_default_context()
+    context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+    context.load_cert_chain(f"{cert_dir}/rest-cert.pem", f"{cert_dir}/{KEY}")
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as raw, context.wrap_socket(raw) as secure:
+        return f"tls: {secure.version()}"
+
+
+def test_the_jobmanagers_rpc_port_speaks_mutual_tls_too(shared: tuple[Settings, str], stranger) -> None:
+    settings, _ = shared
+    port = read_record(settings).details.rpc_port
+    assert rpc_knock(port, str(tls_dir(settings.state_dir))).startswith("tls: TLSv1.")
+    for answer in (rpc_knock(port, None), as_user(stranger, lambda: rpc_knock(port, None))):
+        assert answer in ("plain: b''", "plain: ConnectionResetError"), answer  # closed, nothing said
+    bare = ssl.create_default_context()
+    bare.check_hostname, bare.verify_mode = False, ssl.CERT_NONE
+
+    def handshake_without_certificate() -> str:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as raw, bare.wrap_socket(raw) as secure:
+                secure.settimeout(10)
+                secure.recv(1)
+                return "answered"
+        except OSError as exc:
+            return f"{type(exc).__name__}: {exc}"
+
+    assert "BAD_CERTIFICATE" in as_user(stranger, handshake_without_certificate)
 
 
 def test_the_web_ui_is_the_gateways_for_the_lab_user_only(shared: tuple[Settings, str], stranger) -> None:

@@ -97,6 +97,10 @@ def test_flinks_options_use_one_store_as_keystore_and_truststore(state_dir: Path
         "security.ssl.rest.truststore-type": "PKCS12",
     }
     assert len(material.password) >= 24
+    # the cluster itself also speaks (always mutual) TLS on its internal ports, with the same store
+    internal = {k.replace("security.ssl.rest.", "security.ssl.internal."): v for k, v in options.items()
+                if k != "security.ssl.rest.authentication-enabled"}
+    assert material.cluster_options() == {**options, **internal}
     # what the gateway's sessions get: the same options for an https cluster, none for a plain one
     assert cluster_client_options("https://127.0.0.1:1", state_dir) == options
     assert cluster_client_options("http://127.0.0.1:1", state_dir) == {}
@@ -221,7 +225,7 @@ def test_incomplete_material_is_made_anew(tmp_path: Path, keytool: str) -> None:
 
 def test_config_yaml_is_0600_and_has_the_tls_options_only_when_shared(tmp_path: Path, state_dir: Path) -> None:
     settings = Settings.from_env({"HOME": str(tmp_path)}, state_dir=tmp_path / "state")
-    for tls, wanted in ((None, {}), (load(state_dir), load(state_dir).flink_options())):
+    for tls, wanted in ((None, {}), (load(state_dir), load(state_dir).cluster_options())):
         conf = tmp_path / ("shared" if tls else "plain")
         write_config(conf, flink_home(), settings, tmp_path / "tmp", 6123, tls)
         path = conf / "config.yaml"

@@ -90,6 +90,23 @@ class RestTls:
             "security.ssl.rest.truststore-type": "PKCS12",
         }
 
+    def cluster_options(self) -> dict[str, str]:
+        """The cluster's own options: the REST ones, and Flink's internal TLS (always mutual) on the JobManager's
+        RPC port, the blob server and the TaskManagers' RPC and data ports, which loopback leaves open to other
+        users of the machine just as it left REST open. Clients talk REST only: they need `flink_options()`."""
+        store, password = str(self.keystore), self.password
+        return {
+            **self.flink_options(),
+            "security.ssl.internal.enabled": "true",
+            "security.ssl.internal.keystore": store,
+            "security.ssl.internal.keystore-password": password,
+            "security.ssl.internal.key-password": password,
+            "security.ssl.internal.keystore-type": "PKCS12",
+            "security.ssl.internal.truststore": store,
+            "security.ssl.internal.truststore-password": password,
+            "security.ssl.internal.truststore-type": "PKCS12",
+        }
+
     def client_context(self) -> ssl.SSLContext:
         """A client context that trusts only this certificate and presents it (with its key)."""
         try:
