@@ -322,3 +322,12 @@ def test_other_login_users_are_people_accounts_only(tmp_path: Path) -> None:
     assert other_login_users(passwd, defs, me=0) == ["bob", "me"]
     assert other_login_users(tmp_path / "missing", defs, me=0) == []
 
+
+
+def test_the_shells_welcome_names_the_gateways_web_ui_for_a_shared_cluster() -> None:
+    from flinklab.sqlclient.shell.app import ShellOptions, welcome
+
+    shared = welcome("2.2.1", ShellOptions("http://127.0.0.1:8083", "https://127.0.0.1:8081"))
+    assert "Flink cluster: https://127.0.0.1:8081 (its Web UI: http://127.0.0.1:8083/cluster/)" in shared
+    plain = welcome("2.2.1", ShellOptions("http://127.0.0.1:8083", "http://127.0.0.1:8081"))
+    assert "Flink cluster: http://127.0.0.1:8081 (its Web UI too)" in plain

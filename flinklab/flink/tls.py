@@ -41,6 +41,8 @@ VALIDITY_DAYS = 3650
 #: A certificate that expires sooner than this is made again at the next fresh start
 RENEW_DAYS = 7
 KEYTOOL_SECONDS = 120
+#: Where the gateway serves a cluster's Web UI (flinklab.gateway.webui): a `--shared` one's port wants a certificate
+WEB_UI_PATH = "/cluster"
 
 
 class TlsError(ClusterError):

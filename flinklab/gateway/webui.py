@@ -16,9 +16,10 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from flinklab.errors import FlinklabError
+from flinklab.flink.tls import WEB_UI_PATH
 from flinklab.gateway.service import GatewayConfig
 
-PREFIX = "/cluster"
+PREFIX = WEB_UI_PATH
 METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
 TIMEOUT_SECONDS = 30.0
 #: Not passed on: hop-by-hop headers, the gateway's own credentials and host, and lengths and encodings httpx
