@@ -5,6 +5,7 @@
   own temporary dirs; every discovered lab's CSVs are in its data dir. Live tests take `flink_cluster` (a Settings).
   `flink_cluster` also runs flinklab's SQL gateway process for it, as `flink-up` does.
 - `sql_client`: a client of that gateway (no JVM in the test process).
+- `stranger`: a second Unix user for the module (root only; tests/second_user.py runs code as it).
 """
 
 from __future__ import annotations
