@@ -95,3 +95,42 @@ def read_token(state_dir: Path) -> str:
 def bearer(token: str) -> str:
     """The `Authorization` header's value for `token`."""
     return f"{SCHEME} {token}"
+
+
+#: Shells that let no one log in
+_NO_LOGIN = ("nologin", "false", "sync", "halt", "shutdown")
+
+
+def _uid_min(login_defs: Path) -> int:
+    try:
+        for line in login_defs.read_text(errors="replace").splitlines():
+            words = line.split()
+            if len(words) >= 2 and words[0] == "UID_MIN" and words[1].isdigit():
+                return int(words[1])
+    except OSError:
+        pass
+    return 1000
+
+
+def other_login_users(passwd: Path = Path("/etc/passwd"), login_defs: Path = Path("/etc/login.defs"),
+                      me: int | None = None) -> list[str]:
+    """The accounts of /etc/passwd, other than `me` (default: this process's user), that people log in with: a
+    uid from UID_MIN (login.defs, 1000) up, not `nobody`, and a login shell. Only a hint for `flink-up` (see the
+    README's "A shared machine"): images and CI runners list accounts nobody uses, and a directory service's
+    users are not in the file."""
+    me = os.geteuid() if me is None else me
+    uid_min = _uid_min(login_defs)
+    names = []
+    try:
+        lines = passwd.read_text(errors="replace").splitlines()
+    except OSError:
+        return []
+    for line in lines:
+        fields = line.split(":")
+        if len(fields) < 7 or not fields[2].isdigit():
+            continue
+        name, uid, shell = fields[0], int(fields[2]), fields[6].strip()
+        if uid == me or uid < uid_min or uid == 65534 or not shell or os.path.basename(shell) in _NO_LOGIN:
+            continue
+        names.append(name)
+    return names

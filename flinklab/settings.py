@@ -72,6 +72,7 @@ ENV_VARS: dict[str, str] = {
     "FLINKLAB_CACHE_DIR": "cache_dir",
     "XDG_CACHE_HOME": "cache_dir (default base)",
     "FLINKLAB_DEBIAN_MIRROR": "debian_mirror",
+    "FLINKLAB_SHARED": "shared",
 }
 
 
@@ -87,6 +88,17 @@ def _default_state_dir(env: Mapping[str, str]) -> Path:
 def _default_cache_dir(env: Mapping[str, str]) -> Path:
     base = env.get("XDG_CACHE_HOME") or str(_home(env) / ".cache")
     return Path(base) / "flinklab"
+
+
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("", "0", "false", "no", "off")
+
+
+def _bool(env: Mapping[str, str], key: str) -> bool:
+    raw = (env.get(key) or "").strip().lower()
+    if raw in _TRUE or raw in _FALSE:
+        return raw in _TRUE
+    raise UsageError(f"{key}={env.get(key)!r} is neither true nor false.", f"Set {key}=1 or {key}=0, or unset it.")
 
 
 def _int(env: Mapping[str, str], key: str, default: int) -> int:
@@ -127,6 +139,9 @@ class Settings:
     container_user: str = ""  # FLINKLAB_CONTAINER_USER: uid[:gid] in the containers (default: see docker.py)
     cache_dir: Path = field(default=Path.home() / ".cache" / "flinklab")  # FLINKLAB_CACHE_DIR (stand-in image)
     debian_mirror: str = ""  # FLINKLAB_DEBIAN_MIRROR: for the stand-in image (default: this machine's apt source)
+    #: FLINKLAB_SHARED / `flink-up --shared`: the local cluster's REST API behind mutual TLS (flinklab.flink.tls);
+    #: asked of `flink-up` only: later commands learn it from the cluster record
+    shared: bool = False
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -156,6 +171,7 @@ class Settings:
             container_user=env.get("FLINKLAB_CONTAINER_USER") or "",
             cache_dir=Path(env.get("FLINKLAB_CACHE_DIR") or _default_cache_dir(env)),
             debian_mirror=env.get("FLINKLAB_DEBIAN_MIRROR") or "",
+            shared=_bool(env, "FLINKLAB_SHARED"),
         )
         settings = settings.with_overrides(**overrides)
         settings.validate()
@@ -188,6 +204,8 @@ class Settings:
 
     @property
     def rest_url(self) -> str:
+        """Where these settings would put a cluster's REST endpoint (a running cluster's, https when it is shared,
+        is in its record: flinklab.cluster.base.resolve_rest_url)."""
         return f"http://{self.rest_host}:{self.rest_port}"
 
     @property

@@ -5,12 +5,16 @@
   own temporary dirs; every discovered lab's CSVs are in its data dir. Live tests take `flink_cluster` (a Settings).
   `flink_cluster` also runs flinklab's SQL gateway process for it, as `flink-up` does.
 - `sql_client`: a client of that gateway (no JVM in the test process).
+- `stranger`: a second Unix user for the module (root only; tests/second_user.py runs code as it).
 """
 
 from __future__ import annotations
 
 import os
+import pwd
 import socket
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -86,3 +90,14 @@ def sql_client(flink_cluster: Settings):
         yield client
     finally:
         client.close()
+
+
+@pytest.fixture(scope="module")
+def stranger() -> Iterator[pwd.struct_passwd]:
+    """A second Unix user, created for the module and removed after (root only: see tests/second_user.py)."""
+    name = f"flinklab-t{os.getpid()}"
+    subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name], check=True)
+    try:
+        yield pwd.getpwnam(name)
+    finally:
+        subprocess.run(["userdel", name], check=False)

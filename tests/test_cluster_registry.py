@@ -81,8 +81,8 @@ def test_the_registry_lists_the_backends_in_autos_order() -> None:
 def test_every_backend_implements_the_whole_interface(name: str) -> None:
     cls = registry.backend_class(name)
     members = _interface_members()
-    assert members == {"name", "Details", "reads_local_data", "owns_cluster", "usable", "up", "down", "status",
-                       "follow_logs"}
+    assert members == {"name", "Details", "reads_local_data", "owns_cluster", "mutual_tls", "usable", "up", "down",
+                       "status", "follow_logs"}
     for member in members:
         assert hasattr(cls, member), f"{name} lacks {member}"
     assert issubclass(cls.Details, BackendDetails) and cls.Details is not BackendDetails
@@ -115,6 +115,7 @@ class ShelfBackend:
     Details = ShelfDetails
     reads_local_data: ClassVar[bool] = False
     owns_cluster: ClassVar[bool] = True
+    mutual_tls: ClassVar[bool] = False
     answer: ClassVar[tuple[bool, str]] = (True, "the shelf is here")
 
     def __init__(self, settings: Settings):
@@ -355,6 +356,7 @@ _SAMPLES = {
     "FLINKLAB_CONTAINER_USER": "0:0", "FLINKLAB_CACHE_DIR": "/c", "XDG_CACHE_HOME": "/xc",
     "FLINKLAB_DEBIAN_MIRROR": "http://mirror/debian", "FLINKLAB_GATEWAY_PORT": "18083",
     "FLINKLAB_GATEWAY_JVM_ARGS": "-Xmx1g", "FLINKLAB_RUN_PARALLEL": "1", "FLINKLAB_SHELL_HEARTBEAT_SECONDS": "60",
+    "FLINKLAB_SHARED": "1",
 }
 
 

@@ -1,7 +1,6 @@
 """No one but the lab's user reaches its gateway (issue 20), on the shared live cluster and gateway.
 
-A second Unix user, created by the test and removed after, plays the classmate on a shared machine: a child of
-the test process that dropped to that user's uid (so it needs no interpreter it could not read). It tries what
+A second Unix user (tests/second_user.py) plays the classmate on a shared machine. It tries what
 worked before the token: open a session and read a file of the lab's user through a `filesystem` table with
 `'format' = 'raw'`. The same attempt by the lab's own user, without the token, reads the file: the attack is real,
 and the door is what stops it.
@@ -11,12 +10,9 @@ Creating a user needs root: CI runs as root. As another user this file cannot te
 
 from __future__ import annotations
 
-import json
 import os
-import pwd
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +23,7 @@ from flink_gateway import connect
 from flink_gateway_api import AuthenticatedClient, Client
 from flink_gateway_api.api.default import open_session
 from flink_gateway_api.models import OpenSessionRequestBody
+from second_user import NOT_ROOT, as_user
 
 from flinklab.access import read_token, token_path
 from flinklab.environment.gateway import log_file
@@ -35,21 +32,11 @@ from flinklab.sqlclient.protocol import GatewayClient
 
 pytestmark = [
     pytest.mark.live,
-    pytest.mark.skipif(os.geteuid() != 0, reason="a second Unix user can only be created as root (CI runs as root)"),
+    pytest.mark.skipif(os.geteuid() != 0, reason=NOT_ROOT),
 ]
 BIN = Path(sys.executable).parent
 SECRET = "the lab user's private words"
 TIMEOUT = 120.0
-
-
-@pytest.fixture(scope="module")
-def stranger() -> Iterator[pwd.struct_passwd]:
-    name = f"flinklab-t{os.getpid()}"
-    subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name], check=True)
-    try:
-        yield pwd.getpwnam(name)
-    finally:
-        subprocess.run(["userdel", name], check=False)
 
 
 @pytest.fixture(scope="module")
@@ -58,31 +45,6 @@ def secret_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path.write_text(SECRET + "\n")
     path.chmod(0o600)
     return path
-
-
-def as_user(user: pwd.struct_passwd, work: Callable[[], Any]) -> Any:
-    """`work()` in a child of this process running as `user` (its uid, gid and no other groups); its result as
-    JSON, or {"raised": "Type: message"}."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns into pytest
-        try:
-            os.close(read)
-            os.setgroups([])
-            os.setgid(user.pw_gid)
-            os.setuid(user.pw_uid)
-            try:
-                answer: Any = work()
-            except BaseException as exc:  # noqa: BLE001 - reported to the parent
-                answer = {"raised": f"{type(exc).__name__}: {exc}"}
-            os.write(write, json.dumps(answer, default=str).encode())
-        finally:
-            os._exit(0)
-    os.close(write)
-    with os.fdopen(read, "rb") as pipe:
-        data = pipe.read()
-    os.waitpid(pid, 0)
-    return json.loads(data)
 
 
 def _run(client: httpx.Client, session: str, statement: str) -> list[list[Any]]:

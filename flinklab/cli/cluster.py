@@ -36,6 +36,8 @@ DATA_OPT = typer.Option(None, "--data-dir", metavar="DIR",
 WORKSPACE_OPT = typer.Option(None, "--workspace", metavar="DIR", help="Root of the lab workspaces (~/flink).")
 GATEWAY_PORT_OPT = typer.Option(None, "--gateway-port", metavar="P",
                                 help="SQL gateway port on 127.0.0.1 (8083; 0 starts none).")
+SHARED_OPT = typer.Option(False, "--shared", help="A machine other users log in to: the local cluster's REST API "
+                          "asks for flinklab's own client certificate (mutual TLS); the Web UI is the gateway's.")
 
 
 def _whole(option: str, value: str | None) -> int | None:
@@ -56,13 +58,14 @@ def up(
     workspace: Optional[str] = WORKSPACE_OPT,
     rest_url: Optional[str] = REST_URL_OPT,
     gateway_port: Optional[str] = GATEWAY_PORT_OPT,
+    shared: bool = SHARED_OPT,
 ) -> None:
     """Start (or repair) a Flink session cluster, or attach to a running one (--backend remote --rest-url URL),
     and its SQL gateway; returns when TaskManagers and slots are registered and the gateway answers."""
     settings = settings_from(
         backend=backend, taskmanagers=_whole("--taskmanagers", taskmanagers), slots=_whole("--slots", slots),
         rest_port=_whole("--port", port), data_dir=data_dir, workspace_root=workspace, remote_url=rest_url,
-        gateway_port=_whole("--gateway-port", gateway_port),
+        gateway_port=_whole("--gateway-port", gateway_port), shared=True if shared else None,
     )
     if rest_url and settings.backend not in ("auto", "remote"):
         raise UsageError(f"--rest-url is for --backend remote, not --backend {settings.backend}.")
@@ -87,6 +90,14 @@ def up(
                 err_console.print(f"  [dim]{escape(line)}[/]", soft_wrap=True)
             raise
     render_up(result, settings.gateway_url)
+    if not result.status.shared and result.status.backend == "local":
+        from flinklab.access import other_login_users
+
+        others = other_login_users()
+        if others:
+            console.print(f"[dim]note: other accounts can log in here ({escape(', '.join(others[:3]))}"
+                          f"{', …' if len(others) > 3 else ''}); if they are people, `flink-up --shared` keeps "
+                          "them off the cluster's REST port (see the README's \"A shared machine\").[/]")
 
 
 def render_up(result: UpResult, gateway_url: str) -> None:
@@ -99,8 +110,17 @@ def render_up(result: UpResult, gateway_url: str) -> None:
     if not result.already_running:
         console.print(f"[green]ready[/] in {result.seconds:.1f}s: Flink {st.flink_version}, "
                       f"{st.taskmanagers} TaskManager(s), {st.slots_available}/{st.slots_total} slots free")
-    console.print(f"Web UI: [bold]{st.rest_url}[/]" + (" [dim](attached: flinklab did not start it)[/]"
-                                                        if st.attached else ""))
+    if st.shared and gateway_url.endswith(":0"):
+        console.print(f"Web UI: [dim]none (--shared without the SQL gateway, which forwards it); the REST API "
+                      f"{st.rest_url} asks for flinklab's client certificate[/]", soft_wrap=True)
+    elif st.shared:  # the REST port wants the client certificate, which a browser lacks: the gateway forwards
+        from flinklab.gateway.webui import PREFIX
+
+        console.print(f"Web UI: [bold]{gateway_url}{PREFIX}/[/] [dim](through the SQL gateway; the REST API "
+                      f"{st.rest_url} asks for flinklab's client certificate)[/]", soft_wrap=True)
+    else:
+        console.print(f"Web UI: [bold]{st.rest_url}[/]" + (" [dim](attached: flinklab did not start it)[/]"
+                                                            if st.attached else ""))
     if not gateway_url.endswith(":0"):
         console.print(f"SQL gateway (Flink's SQL Gateway REST API): [bold]{gateway_url}[/]")
     console.print("Next:")
@@ -150,6 +170,10 @@ def status(as_json: bool = typer.Option(False, "--json", help="Machine-readable 
         if not settings.gateway_port:
             state = "[dim]off (gateway port 0)[/]"
         console.print(f"SQL gateway:   {state} at {gw.url}" + (f" (pid {gw.pid})" if gw.pid else ""))
+        if st.shared and settings.gateway_port:
+            from flinklab.gateway.webui import PREFIX
+
+            console.print(f"Web UI:        {gw.url}{PREFIX}/ [dim](through the SQL gateway)[/]")
         if gw.pid:
             console.print(f"  its token:   {gw.token} [dim](other clients send it as the header "
                           "`Authorization: Bearer <token>`; see the README's Security)[/]", soft_wrap=True)
@@ -165,7 +189,10 @@ def render_status(st: ClusterStatus) -> None:
         console.print(f"cluster:       {state}, {st.backend} (attached)")
     else:
         console.print(f"cluster:       {state} ({st.backend})")
-    console.print(f"REST / Web UI: {st.rest_url}")
+    if st.shared:
+        console.print(f"REST:          {st.rest_url} [dim](mutual TLS: --shared)[/]")
+    else:
+        console.print(f"REST / Web UI: {st.rest_url}")
     if st.flink_version:
         console.print(f"Flink:         {st.flink_version}")
         console.print(f"TaskManagers:  {st.taskmanagers}" + (

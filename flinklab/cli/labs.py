@@ -32,10 +32,10 @@ DATA_DIR_HELP = "Where the lab's CSVs are; default $FLINKLAB_DATA_DIR or /opt/la
 def _require_cluster(settings: Settings) -> None:
     """NoClusterError (one line, exit 2) when no Flink cluster answers where `flink-up` left it."""
     from flinklab.cluster.base import resolve_rest_url
-    from flinklab.flink.rest import FlinkRest
+    from flinklab.flink.tls import cluster_rest
 
     rest_url = resolve_rest_url(settings)
-    if not FlinkRest(rest_url, 3).is_up():
+    if not cluster_rest(rest_url, settings.state_dir, 3).is_up():
         raise NoClusterError(rest_url)
 
 

@@ -20,6 +20,7 @@ from flinklab.cluster.waits import JOBMANAGER, TASKMANAGER
 from flinklab.errors import ClusterError, UsageError
 from flinklab.flink.procs import port_is_free
 from flinklab.flink.rest import FlinkRest, RestUnavailable
+from flinklab.flink.tls import cluster_rest
 from flinklab.flink.waits import one_line
 from flinklab.settings import Settings
 
@@ -45,10 +46,13 @@ class ClusterRecord:
     workspace_root: str
     details: BackendDetails  # the backend's own typed details (its class's `Details`)
     image: str = ""  # the Flink image the cluster runs on, when flinklab knows it (docker)
+    #: `flink-up --shared`: its REST API speaks TLS and wants the state dir's client certificate (flinklab.flink.tls);
+    #: recorded so that every later command (status, run, the gateway) reaches it without being told again
+    shared: bool = False
 
     @property
     def rest_url(self) -> str:
-        return f"http://{self.rest_host}:{self.rest_port}"
+        return f"{'https' if self.shared else 'http'}://{self.rest_host}:{self.rest_port}"
 
 
 def record_path(settings: Settings) -> Path:
@@ -161,6 +165,7 @@ class ClusterStatus:
     jobs_cancelled: int = 0
     state_dir: str = ""
     attached: bool = False  # a cluster flinklab did not start (remote): `flink-down` only detaches
+    shared: bool = False  # its REST API is behind mutual TLS (`flink-up --shared`): the Web UI is the gateway's
     problems: list[str] = field(default_factory=list)  # e.g. "TaskManager flinklab-taskmanager-2 is not running"
 
 
@@ -180,7 +185,7 @@ def finish_status(st: ClusterStatus, jm_running: bool, expected_taskmanagers: in
     """Complete a started cluster's status from REST /overview: its counters, `running` (the JobManager runs and
     REST answers), and a problem when REST does not answer or TaskManagers are missing."""
     try:
-        ov = FlinkRest(st.rest_url, timeout=timeout).overview()
+        ov = cluster_rest(st.rest_url, Path(st.state_dir), timeout=timeout).overview()
     except RestUnavailable:
         if jm_running:
             st.problems.append(f"the REST endpoint {st.rest_url} does not answer")
@@ -242,6 +247,8 @@ class ClusterBackend(Protocol):
     reads_local_data: ClassVar[bool]
     #: True when `down` stops what `up` started; False when it only forgets an attachment (remote).
     owns_cluster: ClassVar[bool]
+    #: True when `flink-up --shared` can put its REST API behind mutual TLS (flinklab.flink.tls): local only.
+    mutual_tls: ClassVar[bool]
 
     def __init__(self, settings: Settings) -> None: ...
 

@@ -99,6 +99,7 @@ class DockerBackend:
     Details = DockerDetails
     reads_local_data = True  # the data dir is bind-mounted from this host
     owns_cluster = True
+    mutual_tls = False  # --shared would need the tls dir mounted into each container and the options in its config
 
     def __init__(self, settings: Settings, client: Any = None):
         self.settings = settings

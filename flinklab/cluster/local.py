@@ -50,7 +50,8 @@ from flinklab.cluster.waits import (
 from flinklab.errors import ClusterError
 from flinklab.flink.java import find_java, java_env
 from flinklab.flink.procs import free_port
-from flinklab.flink.rest import FlinkRest, RestUnavailable
+from flinklab.flink.rest import RestUnavailable
+from flinklab.flink.tls import RestTls, cluster_rest, ensure, keytool_beside
 from flinklab.flink.waits import tail_lines
 from flinklab.settings import Settings
 from flinklab.version import FLINK_VERSION
@@ -83,6 +84,7 @@ class LocalBackend:
     Details = LocalDetails
     reads_local_data = True
     owns_cluster = True
+    mutual_tls = True
 
     def __init__(self, settings: Settings):
         self.settings = settings
@@ -125,13 +127,17 @@ class LocalBackend:
             repaired = [JOBMANAGER] + [tm_name(i) for i in range(1, record.taskmanagers + 1)]
             self.settings = self.settings.with_overrides(
                 rest_host=record.rest_host, rest_port=record.rest_port,
-                taskmanagers=record.taskmanagers, slots=record.slots)
+                taskmanagers=record.taskmanagers, slots=record.slots, shared=record.shared)
         self._start_all(say)
         return UpResult(status=self.status(), repaired=repaired, seconds=time.monotonic() - start)
 
     def _refuse_other_shape(self, record: ClusterRecord) -> None:
         """ClusterError when the recorded cluster's port or shape is not the asked one (no in-place reshaping)."""
         s = self.settings
+        if s.shared and not record.shared:
+            # the other way round (shared recorded, not asked) keeps it shared: TLS is never dropped unasked
+            raise ClusterError(f"A local cluster is recorded on port {record.rest_port} without --shared (its REST "
+                               "API is plain HTTP).", "Stop it with `flink-down` first, then `flink-up --shared`.")
         recorded = (record.rest_port, record.taskmanagers, record.slots)
         if recorded == (s.rest_port, s.taskmanagers, s.slots):
             return
@@ -152,7 +158,7 @@ class LocalBackend:
             say("the JobManager is not running: restarting the whole cluster")
             self._stop_everything(record)
             return None
-        rest = FlinkRest(record.rest_url)
+        rest = cluster_rest(record.rest_url, self.settings.state_dir)
         if not dead_tms:
             # Alive; wait in case it is still starting (a second `up` right after the first).
             wait_until(rest, RestAnswers(), timeout=self.settings.startup_timeout,
@@ -207,12 +213,16 @@ class LocalBackend:
         s = self.settings
         say("checking Java, the state dir and the REST port")
         self.jvms.env = self._preflight()
-        self._write_config()
+        tls = None
+        if s.shared:
+            say("the REST API's TLS key and certificate (--shared)")
+            tls = ensure(s.state_dir, keytool_beside(self.jvms.java[0]))
+        self._write_config(tls)
         say(f"starting the JobManager and {s.taskmanagers} TaskManager(s) ({s.slots} slots each)")
         record = ClusterRecord(
             backend=self.name, rest_host=s.rest_host, rest_port=s.rest_port, taskmanagers=s.taskmanagers,
             slots=s.slots, flink_version=FLINK_VERSION, data_dir=str(s.data_dir),
-            workspace_root=str(s.workspace_root),
+            workspace_root=str(s.workspace_root), shared=s.shared,
             details=LocalDetails(conf_dir=str(self.conf_dir), log_dir=str(self.log_dir),
                                  flink_home=str(self.home), rpc_port=self._rpc_port),
         )
@@ -224,7 +234,7 @@ class LocalBackend:
                 details.taskmanager_pids[tm_name(i)] = self.jvms.spawn(tm_name(i), "taskmanager.sh").pid
             # Recorded before waiting: an interrupted `up` still leaves `flink-down` something to stop.
             write_record(s, record)
-            rest = FlinkRest(s.rest_url)
+            rest = cluster_rest(record.rest_url, s.state_dir)
             wait_until(rest, RestAnswers(), timeout=s.startup_timeout, diagnostics=self._diagnostics,
                        abort=self._abort_if_dead(record), progress=say)
             wait_until(rest, TaskManagersRegistered(s.taskmanagers, s.slots), timeout=s.startup_timeout,
@@ -244,12 +254,12 @@ class LocalBackend:
         """The Flink distribution (flink_home()), resolved once per backend."""
         return self.jvms.home
 
-    def _write_config(self) -> None:
-        """config.yaml for this cluster (flinklab.cluster.local_config)."""
+    def _write_config(self, tls: RestTls | None) -> None:
+        """config.yaml for this cluster (flinklab.cluster.local_config); `tls`: its REST API's (--shared)."""
         # Only the JobManager's RPC port must be fixed (TaskManagers are told where it is); a free one is picked so
         # several flinklab clusters (the test suite runs a few) never collide. Every other port is 0 = any free one.
         self._rpc_port = free_port(self.settings.bind_host)
-        write_config(self.conf_dir, self.home, self.settings, self.tmp_dir, self._rpc_port)
+        write_config(self.conf_dir, self.home, self.settings, self.tmp_dir, self._rpc_port, tls)
 
     def _abort_if_dead(self, record: ClusterRecord):
         """An abort check for the waits: a JVM we recorded has exited."""
@@ -313,7 +323,7 @@ class LocalBackend:
         record = read_record(self.settings)
         rest_url = record.rest_url if record else self.settings.rest_url
         st = ClusterStatus(backend=self.name, running=False, rest_url=rest_url,
-                           state_dir=str(self.settings.state_dir))
+                           state_dir=str(self.settings.state_dir), shared=bool(record and record.shared))
         if record is None or record.backend != self.name:
             st.problems.append(f"no local cluster recorded in {self.settings.state_dir}")
             return st

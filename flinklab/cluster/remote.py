@@ -119,6 +119,7 @@ class RemoteBackend:
     Details = RemoteDetails
     reads_local_data = False  # the cluster reads its own data dir: `up` probes it instead
     owns_cluster = False  # `down` detaches; it never stops or changes the cluster
+    mutual_tls = False  # the class cluster's REST API is the teacher's to secure
 
     def __init__(self, settings: Settings):
         self.settings = settings

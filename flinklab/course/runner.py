@@ -23,7 +23,8 @@ from flinklab.cluster.base import resolve_rest_url
 from flinklab.course.lab import Lab, Step
 from flinklab.course.solution import InstallResult, install_solution, write_keeping_backup
 from flinklab.errors import ClusterError, FlinklabError, UsageError
-from flinklab.flink.rest import FlinkRest, RestUnavailable
+from flinklab.flink.rest import RestUnavailable
+from flinklab.flink.tls import cluster_rest
 from flinklab.settings import Settings
 from flinklab.text import first_line
 
@@ -218,7 +219,7 @@ def _parallelism(client: SqlClient | None, wanted: int, runnable: int) -> int:
     free = wanted
     if client.cluster_url is not None:
         try:
-            free = int(FlinkRest(client.cluster_url, timeout=5).overview().get("slots-available", wanted))
+            free = int(client.cluster_rest(timeout=5).overview().get("slots-available", wanted))
         except (RestUnavailable, TypeError, ValueError):
             free = 1
     return max(1, min(wanted, runnable, free))
@@ -283,7 +284,7 @@ def _collect(running: list[tuple[Step, Future[StepRun]]], runs: dict[str, StepRu
 
 def job_durations(settings: Settings, job_ids: list[str]) -> dict[str, float | None]:
     """Each job's duration per the REST API (seconds); None for a job it did not describe."""
-    rest = FlinkRest(resolve_rest_url(settings))  # the running cluster's endpoint, as the runner used
+    rest = cluster_rest(resolve_rest_url(settings), settings.state_dir)  # the running cluster's, as the runner used
     durations: dict[str, float | None] = {}
     for job_id in job_ids:
         try:

@@ -23,7 +23,8 @@ from flinklab.access import token_path, write_token
 from flinklab.errors import ClusterError, UsageError
 from flinklab.flink.java import host_java
 from flinklab.flink.procs import find_processes, port_is_free, process_args, stop_processes
-from flinklab.flink.rest import FlinkRest, RestUnavailable
+from flinklab.flink.rest import RestUnavailable
+from flinklab.flink.tls import cluster_rest
 from flinklab.flink.waits import ClusterStartError, tail_lines
 from flinklab.settings import Settings
 
@@ -157,14 +158,14 @@ def stop(settings: Settings) -> bool:
 _COLLECT_SINK = "Collect table sink"
 
 
-def cancel_orphaned_queries(rest_url: str) -> list[str]:
+def cancel_orphaned_queries(rest_url: str, state_dir: Path) -> list[str]:
     """Cancel the running query jobs (collect sink) on the cluster at `rest_url`; call it only when the gateway
     that submitted them is dead (its replacement cannot fetch their rows, so they would run, or wait for a
     reader, forever). INSERT jobs are left alone: they write their sink without any client. Returns the job ids
     cancelled; a cluster that does not answer cancels nothing."""
     import urllib.request
 
-    rest = FlinkRest(rest_url)
+    rest = cluster_rest(rest_url, state_dir)
     cancelled = []
     try:
         jobs = [job for job in rest.jobs() if job.state in ("CREATED", "INITIALIZING", "RUNNING", "RESTARTING")]
@@ -174,7 +175,7 @@ def cancel_orphaned_queries(rest_url: str) -> list[str]:
                 continue
             request = urllib.request.Request(f"{rest.base_url}/jobs/{job.job_id}?mode=cancel", method="PATCH")
             with contextlib.suppress(OSError):
-                urllib.request.urlopen(request, timeout=rest.timeout).close()
+                urllib.request.urlopen(request, timeout=rest.timeout, context=rest.ssl_context).close()
                 cancelled.append(job.job_id)
     except RestUnavailable:
         pass

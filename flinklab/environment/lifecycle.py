@@ -32,7 +32,7 @@ from flinklab.cluster.base import ClusterBackend, ProgressFn, RecordUnreadable, 
 from flinklab.environment import gateway
 from flinklab.environment.provision import provision_data
 from flinklab.environment.select import backend_for, stop_cluster
-from flinklab.errors import ClusterError
+from flinklab.errors import ClusterError, UsageError
 from flinklab.settings import Settings
 
 WAITING_MESSAGE = "another flink-up is running, waiting…"
@@ -115,6 +115,9 @@ def bring_up(settings: Settings, progress: ProgressFn | None = None, *, data_fil
 def _bring_up_locked(settings: Settings, say: ProgressFn, with_gateway: bool,
                      data_files: Sequence[Path]) -> UpResult:
     backend, reason = backend_for(settings)
+    if settings.shared and not backend.mutual_tls:
+        raise UsageError(f"--shared (the REST API behind mutual TLS) is for the local backend, not {backend.name}.",
+                         "Use `--backend local --shared`, or leave --shared out.")
     say(f"backend: {backend.name} ({reason})")
     copied = provision(settings, backend, say, data_files)
     gateway_proc = None
@@ -153,7 +156,7 @@ def _bring_up_locked(settings: Settings, say: ProgressFn, with_gateway: bool,
         raise
     if gateway_proc is not None:
         if not fresh_cluster:  # the cluster outlived a dead gateway: its queries can never be fetched now
-            cancelled = gateway.cancel_orphaned_queries(result.status.rest_url)
+            cancelled = gateway.cancel_orphaned_queries(result.status.rest_url, settings.state_dir)
             if cancelled:
                 say(f"cancelled {len(cancelled)} query job(s) of the dead SQL gateway")
         if result.already_running:

@@ -49,6 +49,9 @@ def backend_for(settings: Settings) -> tuple[ClusterBackend, str]:
         except ClusterError as exc:  # not installed here
             why = exc.message
             continue
+        if settings.shared and not cls.mutual_tls:
+            why = f"{name} has no --shared (mutual TLS on its REST API)"
+            continue
         try:
             usable, why = cls.usable(settings)
         except Exception as exc:  # noqa: BLE001 - a broken engine must not stop a local start: fall back, say why

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import ssl
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -26,14 +27,16 @@ class JobSummary:
 class FlinkRest:
     """GET-only access to the endpoints we use: /overview, /jobs/overview, /jobs/<id>, /jobs/<id>/exceptions."""
 
-    def __init__(self, base_url: str, timeout: float = 5.0):
+    def __init__(self, base_url: str, timeout: float = 5.0, ssl_context: ssl.SSLContext | None = None):
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
+        #: for an https endpoint (a `--shared` cluster: flinklab.flink.tls.cluster_rest builds the client for it)
+        self.ssl_context = ssl_context
 
     def get(self, path: str) -> Any:
         url = f"{self.base_url}{path}"
         try:
-            with urllib.request.urlopen(url, timeout=self.timeout) as resp:
+            with urllib.request.urlopen(url, timeout=self.timeout, context=self.ssl_context) as resp:
                 return json.loads(resp.read().decode("utf-8"))
         except (urllib.error.URLError, OSError, ValueError) as exc:
             raise RestUnavailable(f"{url}: {exc}") from exc

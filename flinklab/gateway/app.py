@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from flinklab.gateway import webui
 from flinklab.gateway.auth import TokenGate
 from flinklab.gateway.errors import SQL_GATEWAY_EXCEPTION, wrapped
 from flinklab.gateway.operations import FetchError, OperationError
@@ -251,6 +252,8 @@ def create_app(service: GatewayService, *, token: str) -> TokenGate:
             if number >= since:
                 routes.append(Route(f"/{version}{path}", handler, methods=[method]))
         routes.append(Route(path, handler, methods=[method]))
+
+    routes += webui.routes(service.config)  # the cluster's Web UI under /cluster/ (webui.py)
 
     async def not_found(request: Request, exc: Exception) -> Response:
         return _errors(404, "Not found: " + request.url.path)

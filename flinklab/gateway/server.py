@@ -22,7 +22,7 @@ def build_service(target: str | Callable[[], str], settings: Settings, idle_time
     from flinklab.gateway.jvm import Jvm, launch_gateway
 
     jvm = Jvm(launch_gateway(settings, image))
-    service = GatewayService(jvm, GatewayConfig(target, idle_timeout, check_interval))
+    service = GatewayService(jvm, GatewayConfig(target, idle_timeout, check_interval, settings.state_dir))
     service.warm_up()
     return service
 

@@ -8,14 +8,17 @@ waits for the first to produce its result, as in Flink where a session executes 
 from __future__ import annotations
 
 import contextlib
+import ssl
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 from flinklab.flink.rest import FlinkRest, RestUnavailable
+from flinklab.flink.tls import TlsError, client_context, cluster_client_options, cluster_rest
 from flinklab.gateway.errors import error_text
 from flinklab.gateway.jvm import Jvm
 from flinklab.gateway.operations import Operation
@@ -38,9 +41,29 @@ class GatewayConfig:
     rest_url: str | Callable[[], str]
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT
     check_interval: float = DEFAULT_CHECK_INTERVAL
+    #: the state dir whose TLS material reaches an https (`flink-up --shared`) cluster (flinklab.flink.tls)
+    state_dir: Path | None = None
 
     def cluster_url(self) -> str:
         return self.rest_url() if callable(self.rest_url) else self.rest_url
+
+    def cluster_rest(self, url: str, timeout: float = 5.0) -> FlinkRest:
+        """A REST client of the cluster at `url` (with the client certificate when it is https)."""
+        return cluster_rest(url, self._state_dir(url), timeout)
+
+    def ssl_context(self, url: str) -> ssl.SSLContext | None:
+        """The client context for the cluster at `url` (None for http)."""
+        return client_context(url, self._state_dir(url))
+
+    def cluster_tls_options(self, url: str) -> dict[str, str]:
+        """The Flink options a session needs for the cluster at `url`: `security.ssl.rest.*` when it is https."""
+        return cluster_client_options(url, self._state_dir(url))
+
+    def _state_dir(self, url: str) -> Path:
+        if self.state_dir is None and url.startswith("https:"):
+            raise TlsError(f"The cluster at {url} wants a client certificate, and this gateway has no state dir.",
+                           "Start the gateway with flink-up (it gives it the state dir).")
+        return self.state_dir or Path(".")
 
 
 class GatewayService:
@@ -65,8 +88,11 @@ class GatewayService:
         task per core of this machine: Flink's gateway takes `parallelism.default` from its configuration)."""
         url = self.config.cluster_url()
         parsed = urlparse(url)
+        # an https cluster (`flink-up --shared`) wants the client certificate: its options are the session's
+        # cluster configuration, which its TableEnvironment gets but `SET;` and GET /sessions/:handle never list
         return {"execution.target": "remote", "rest.address": parsed.hostname or "127.0.0.1",
-                "rest.port": str(parsed.port or 8081), "parallelism.default": self._default_parallelism(url)}
+                "rest.port": str(parsed.port or 8081), "parallelism.default": self._default_parallelism(url),
+                **self.config.cluster_tls_options(url)}
 
     def _default_parallelism(self, url: str) -> str:
         """The cluster's `parallelism.default` (asked once per cluster URL; Flink's default 1 if it does not say)."""
@@ -74,7 +100,7 @@ class GatewayService:
         if known is None:
             known = "1"
             try:
-                entries = FlinkRest(url, timeout=5).get("/jobmanager/config")
+                entries = self.config.cluster_rest(url, timeout=5).get("/jobmanager/config")
                 found = [e.get("value") for e in entries if e.get("key") == "parallelism.default"]
                 if found and str(found[0]).strip().isdigit() and int(found[0]) > 0:
                     known = str(int(found[0]))

@@ -24,6 +24,7 @@ from flinklab.access import read_token
 from flinklab.errors import FlinklabError, NoClusterError
 from flinklab.flink.rest import FlinkRest
 from flinklab.flink.sql_split import split_statements, strip_comments
+from flinklab.flink.tls import cluster_rest
 from flinklab.settings import Settings
 from flinklab.sqlclient import tableau
 from flinklab.sqlclient.kinds import guess_kind
@@ -135,8 +136,12 @@ class SqlClient:
 
     def check_cluster(self) -> None:
         """Raise NoClusterError (one line) unless the cluster of flinklab's gateway answers."""
-        if self.cluster_url is not None and not FlinkRest(self.cluster_url).is_up():
+        if self.cluster_url is not None and not self.cluster_rest().is_up():
             raise NoClusterError(self.cluster_url)
+
+    def cluster_rest(self, timeout: float = 5.0) -> FlinkRest:
+        """A REST client of this client's cluster (with the state dir's client certificate when it is `--shared`)."""
+        return cluster_rest(str(self.cluster_url), self.settings.state_dir, timeout)
 
     def check(self) -> None:
         """Raise NoGatewayError (one line) unless the gateway answers."""
@@ -152,7 +157,8 @@ class SqlClient:
         """A watch on this client's cluster for a `with` block: when the cluster stops answering, this client is
         aborted with NoClusterError (no watch for a gateway named by URL: its cluster is unknown)."""
         url = self.cluster_url
-        return ClusterWatch(url, on_gone=lambda: self.abort(lambda: NoClusterError(str(url))))
+        return ClusterWatch(url, on_gone=lambda: self.abort(lambda: NoClusterError(str(url))),
+                            rest=lambda timeout: self.cluster_rest(timeout))
 
     def new_session(self, conf: Mapping[str, str] | None = None) -> ClientSession:
         """A fresh gateway session: an empty catalog and `conf` (like `-D k=v`) as its defaults."""

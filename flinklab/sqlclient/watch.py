@@ -20,9 +20,13 @@ class ClusterWatch:
     POLL_SECONDS = 1.0
     MISSES = 3  # consecutive unanswered polls: one slow answer of a busy JobManager is not a death
 
-    def __init__(self, rest_url: str | None, on_gone: Callable[[], None] = lambda: None):
+    def __init__(self, rest_url: str | None, on_gone: Callable[[], None] = lambda: None,
+                 rest: Callable[[float], FlinkRest] | None = None):
         self.rest_url = rest_url
         self.on_gone = on_gone
+        #: builds the REST client (with a timeout) for the URL: a `--shared` cluster needs the client certificate
+        self._make_rest = rest or (lambda timeout: FlinkRest(str(rest_url), timeout=timeout))
+        self._rest: FlinkRest | None = None
         self.gone = False
         self._stop = threading.Event()
         self._fire = threading.Lock()  # stopping and firing exclude each other: no on_gone after __exit__
@@ -30,6 +34,7 @@ class ClusterWatch:
 
     def __enter__(self) -> ClusterWatch:
         if self.rest_url:
+            self._rest = self._make_rest(self.POLL_SECONDS * 2)  # here: a bad TLS dir is this thread's error
             self._thread = threading.Thread(target=self._watch, name="flinklab-cluster-watch", daemon=True)
             self._thread.start()
         return self
@@ -48,7 +53,8 @@ class ClusterWatch:
             return False
 
     def _watch(self) -> None:
-        rest = FlinkRest(str(self.rest_url), timeout=self.POLL_SECONDS * 2)
+        rest = self._rest
+        assert rest is not None
         misses = 0
         while not self._stop.wait(self.POLL_SECONDS):
             misses = 0 if self._answers(rest) else misses + 1

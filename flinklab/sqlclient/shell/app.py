@@ -23,6 +23,7 @@ from prompt_toolkit.styles import Style
 
 from flinklab.errors import ExitStatus, FlinklabError
 from flinklab.flink.sql_split import split_statements, strip_comments
+from flinklab.flink.tls import WEB_UI_PATH
 from flinklab.sqlclient.client import DML_SYNC, guess_kind
 from flinklab.sqlclient.printer import CONTINUATION_PROMPT, PROMPT
 from flinklab.sqlclient.protocol import GatewayError
@@ -56,7 +57,12 @@ class ShellOptions:
 
 def welcome(version: str, options: ShellOptions) -> str:
     """flinklab's own welcome: what the shell talks to, and how to get help and leave."""
-    cluster = f"\n  Flink cluster: {options.cluster_url} (its Web UI too)" if options.cluster_url else ""
+    cluster = ""
+    if options.cluster_url:
+        # an https cluster is a `--shared` one: its port wants a client certificate, the gateway forwards its Web UI
+        web_ui = (f"its Web UI: {options.gateway_url.rstrip('/')}{WEB_UI_PATH}/"
+                  if options.cluster_url.startswith("https:") else "its Web UI too")
+        cluster = f"\n  Flink cluster: {options.cluster_url} ({web_ui})"
     return (f"flinklab's Flink SQL shell, on Flink {version}.{cluster}\n"
             f"  SQL gateway:   {options.gateway_url}\n"
             "A statement runs when it ends with ';'. Enter 'HELP;' for the commands, 'QUIT;' to leave.\n")
