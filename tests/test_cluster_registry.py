@@ -239,7 +239,9 @@ def test_explicit_backend_wins_and_never_asks_the_engine(settings: Settings, no_
 def test_auto_without_an_engine_falls_back_to_local_and_says_why(settings: Settings, no_engine: str) -> None:
     backend, reason = backend_for(settings)
     assert backend.name == "local"
-    assert reason.startswith("The Docker engine does not answer"), reason
+    summary, _, detail = reason.partition("\n")  # one calm line; the engine's words behind it for --verbose
+    assert summary == "no Docker engine answers", reason
+    assert detail.startswith("The Docker engine does not answer"), reason
 
 
 def test_auto_attaches_when_a_rest_url_is_given(settings: Settings, no_engine: str) -> None:

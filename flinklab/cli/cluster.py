@@ -38,6 +38,8 @@ DATA_OPT = typer.Option(None, "--data-dir", metavar="DIR",
 WORKSPACE_OPT = typer.Option(None, "--workspace", metavar="DIR", help="Root of the lab workspaces (~/flink).")
 GATEWAY_PORT_OPT = typer.Option(None, "--gateway-port", metavar="P",
                                 help="SQL gateway port on 127.0.0.1 (8083; 0 starts none).")
+VERBOSE_OPT = typer.Option(False, "--verbose", "-v",
+                           help="Also print the detail behind the backend choice (e.g. why Docker cannot serve).")
 
 
 def _whole(option: str, value: str | None) -> int | None:
@@ -58,6 +60,7 @@ def up(
     workspace: Optional[str] = WORKSPACE_OPT,
     rest_url: Optional[str] = REST_URL_OPT,
     gateway_port: Optional[str] = GATEWAY_PORT_OPT,
+    verbose: bool = VERBOSE_OPT,
 ) -> None:
     """Start (or repair) a Flink session cluster, or attach to a running one (--backend remote --rest-url URL),
     and its SQL gateway; returns when TaskManagers and slots are registered and the gateway answers."""
@@ -77,10 +80,9 @@ def up(
     with console.status("starting the cluster…") as spinner:
 
         def progress(message: str) -> None:
-            spinner.update(escape(message))
+            spinner.update(escape(message.partition("\n")[0]))
             if message.startswith("backend: "):
-                name, _, why = message.removeprefix("backend: ").partition(" ")
-                console.print(f"backend: [bold]{escape(name)}[/] [dim]{escape(why)}[/]")
+                render_backend(message, verbose)
             else:
                 console.print(f"  [dim]· {escape(message)}[/]")
 
@@ -91,6 +93,18 @@ def up(
                 err_console.print(f"  [dim]{escape(line)}[/]", soft_wrap=True)
             raise
     render_up(result, settings.gateway_url, workspaces)
+
+
+def render_backend(message: str, verbose: bool) -> None:
+    """`backend: NAME (why)` in one line; the detail behind the why (the lines after it) only when `verbose`."""
+    first, _, detail = message.partition("\n")
+    name, _, why = first.removeprefix("backend: ").partition(" ")
+    if detail and not verbose:
+        why = why.removesuffix(")") + "; --verbose says why)"
+    console.print(f"backend: [bold]{escape(name)}[/] [dim]{escape(why)}[/]", soft_wrap=True)
+    if verbose:
+        for line in detail.splitlines():
+            console.print(f"  [dim]· {escape(line)}[/]", soft_wrap=True)
 
 
 def render_up(result: UpResult, gateway_url: str, workspaces: Sequence[LabWorkspace] = ()) -> None:
