@@ -128,7 +128,26 @@ def test_an_unusable_output_fails_every_check_of_its_step_alike(tmp_path: Path):
          "`flinklab run t --only gone`).")}
     bad = {(r.message, r.hint) for r in found.values() if r.step == "bad"}
     assert len(bad) == 1 and bad.pop()[1] == "Create the table first."
-    assert found["cols: rows"].message == "cols.out has no column orders (columns: k, n, s)."
+    assert found["cols: rows"].message == \
+        "expected the columns k, orders; cols.out has no orders (its columns: k, n, s)."
+    assert found["cols: rows"].hint == "Name the result columns as the lab asks: k, orders."
+
+
+def test_a_missing_column_fails_only_the_checks_that_read_columns(tmp_path: Path):
+    """The changelog kind is in the op column, and a judge that reads only the SQL reads no column: a result
+    without one of the step's columns fails its rows (with the lab's hint for that column), not those."""
+    ctx = _ws(tmp_path, cols="pyflink_streaming_agg.out")
+    found = _grade(ctx, StepSpec("cols", ("k", "orders", "n"), (
+        Rows("cols: rows", 2, lambda _: [], "h"),
+        Changelog("updating", 1, "h"),
+        Judge("cols: reads the SQL", 1, lambda view: ok(), needs_columns=False),
+        Judge("cols: reads the rows", 1, lambda view: ok()),
+        WholeNumbers("k", "n", lambda _: {"a": 1}, "h"),
+    ), column_hints={"orders": "Count the rows AS orders.", "n": "never used: n is there"}))
+    assert {n for n, r in found.items() if r.passed} == {"cols: updating result (-U seen)", "cols: reads the SQL"}
+    for name in ("cols: rows", "cols: reads the rows", "cols: a"):
+        assert found[name].message.startswith("expected the columns k, orders, n; cols.out has no orders"), name
+        assert found[name].hint == "Count the rows AS orders.", name
 
 
 def test_an_empty_set_with_the_steps_columns(tmp_path: Path):

@@ -117,7 +117,8 @@ def test_step_checks_names_absent_columns(tmp_path: Path):
     step = StepChecks(read_step(tmp_path, "agg.out"), "agg", ("k", "orders", "revenue"))
     bad = step.unusable("agg: rows", 2)
     assert bad is not None and not bad.passed and (bad.points, bad.step) == (2, "agg")
-    assert bad.message == "agg.out has no column orders, revenue (columns: k, n, s)."
+    assert bad.message == \
+        "expected the columns k, orders, revenue; agg.out has no orders, revenue (its columns: k, n, s)."
     assert bad.hint == "Name the result columns as the lab asks: k, orders, revenue."
 
 

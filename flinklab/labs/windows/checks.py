@@ -53,6 +53,11 @@ TIME_FLOOR_HINT = (
     "(FROM TUMBLE/HOP/CUMULATE(TABLE orders, ...) GROUP BY window_start, window_end, ...), which emits each window "
     "once, when it closes."
 )
+SESSION_NO_SHOP_HINT = (
+    "Sessions are per shop, and the result has no shop: write SESSION(TABLE orders PARTITION BY shop, "
+    "DESCRIPTOR(order_time), INTERVAL '5' MINUTES) and select shop, window_start, window_end, COUNT(*) AS orders, "
+    "grouped by those three."
+)
 SESSION_PARTITION_HINT = (
     "SESSION without PARTITION BY: sessions are then cut across all shops (and GROUP BY shop on top makes an "
     "updating aggregation). Write SESSION(TABLE orders PARTITION BY shop, DESCRIPTOR(order_time), "
@@ -234,7 +239,7 @@ def _window_tvf(view: StepView) -> Verdict:
 
 
 def _tvf(step: str) -> Judge:
-    return Judge(f"{step}: a window TVF, not a legacy group window function", 1, _window_tvf)
+    return Judge(f"{step}: a window TVF, not a legacy group window function", 1, _window_tvf, needs_columns=False)
 
 
 def _insert_only(hint: str) -> Changelog:
@@ -308,7 +313,7 @@ CHECKS = LabChecks(
                  "in one session.", diagnose=_session_hint),
             _insert_only(SESSION_PARTITION_HINT),
             _tvf("session"),
-        )),
+        ), column_hints={"shop": SESSION_NO_SHOP_HINT}),
         StepSpec("top_shops", ("window_start", "window_end", "shop", "revenue", "rn"), (
             Rows("top_shops: the 2 shops with the most revenue per 10-minute window", 2,
                  lambda orders: _ranked(ref.top_shops(orders)),
