@@ -266,3 +266,24 @@ def test_legacy_words_in_comments_and_strings_do_not_fail(workspace: Path):
            "GROUP BY window_start, window_end;\n")
     (workspace / "tumble_agg.sql").write_text(sql, encoding="utf-8")
     assert _grade(workspace)[TVF_CHECK.format(step="tumble_agg")].passed
+
+
+@pytest.mark.parametrize(("partition", "named"), [
+    ("window_end", "Top-N partitioned by window_end only:"),
+    ("t.`window_start`", "Top-N partitioned by window_start only:"),
+    ("shop", "Top-N partitioned by shop (no window column):"),
+    ("window_start, shop", "Top-N partitioned by window_start, shop:"),
+])
+def test_a_topn_that_updates_is_told_how_its_sql_partitions(workspace: Path, partition: str, named: str):
+    """The insert-only hint of a Top-N names the PARTITION BY the saved SQL has (comments ignored), not a guess."""
+    captured = DATA / "outputs" / "mistakes" / "top_shops_partition_start"
+    shutil.copy(captured / "top_shops.out", workspace / "top_shops.out")  # a real regular Top-N's changelog
+    sql = (DATA / "mistakes" / "top_shops_partition_start.sql").read_text(encoding="utf-8")
+    sql = sql.replace("PARTITION BY window_start ORDER BY", f"PARTITION BY {partition}\n    ORDER BY")
+    (workspace / "top_shops.sql").write_text("-- ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY x)\n"
+                                             + sql, encoding="utf-8")
+    hint = _failures(_grade(workspace))["top_shops: insert-only (+I only)"].hint
+    assert hint.startswith(named) and "PARTITION BY window_start, window_end makes it a window Top-N" in hint, hint
+    (workspace / "top_shops.sql").unlink()  # graded without its SQL: the hint says what must hold, naming no guess
+    hint = _failures(_grade(workspace))["top_shops: insert-only (+I only)"].hint
+    assert "partitioned by both window columns" in hint and "only" not in hint, hint

@@ -148,11 +148,17 @@ def _changelog(view: StepView, check: Changelog) -> CheckResult:
         if not updates:
             return passed(name, points, step=step)
         counts = ", ".join(f"{(table.ops or []).count(op)} {op}" for op in updates)
-        return failed(name, points, f"expected +I rows only ({check.why}); found {counts}.", check.hint, step=step)
+        return failed(name, points, f"expected +I rows only ({check.why}); found {counts}.", _kind_hint(view, check),
+                      step=step)
     if "-U" in table.ops_seen():
         return passed(name, points, step=step)
     found = f"ops {', '.join(view.ops()) or 'none'}" if table.streaming else "a batch table (no op column)"
-    return failed(name, points, f"expected -U rows ({check.why}); found {found}.", check.hint, step=step)
+    return failed(name, points, f"expected -U rows ({check.why}); found {found}.", _kind_hint(view, check),
+                  step=step)
+
+
+def _kind_hint(view: StepView, check: Changelog) -> str:
+    return (check.diagnose(view) if check.diagnose is not None else None) or check.hint
 
 
 def _whole_numbers(view: StepView, check: WholeNumbers) -> list[CheckResult]:

@@ -80,8 +80,9 @@ class Changelog:
     a window emits each result once) or updating (-U rows seen). Named `<step>: batch result (no op column)`,
     `<step>: insert-only (+I only)` or `<step>: updating result (-U seen)`.
 
-    `why` completes "expected +I rows only (...)" / "expected -U rows (...)"; `hint` is for the wrong kind,
-    `batch_hint` for a batch table where an insert-only changelog was expected (default `hint`).
+    `why` completes "expected +I rows only (...)" / "expected -U rows (...)"; `hint` is for the wrong kind unless
+    `diagnose(view)` names the mistake behind it (e.g. from the step's SQL), `batch_hint` for a batch table where
+    an insert-only changelog was expected (default `hint`).
     """
 
     kind: ChangelogKind
@@ -89,6 +90,7 @@ class Changelog:
     hint: str
     why: str = ""
     batch_hint: str = ""
+    diagnose: Callable[[StepView], str | None] | None = None
 
 
 @dataclass(frozen=True)

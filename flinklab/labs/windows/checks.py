@@ -13,7 +13,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from flinklab.flink.sql_split import code_only
+from flinklab.flink.sql_split import code_only, strip_comments
 from flinklab.grading.engine import Compared, StepView
 from flinklab.grading.outputs import ErrorHints, format_number
 from flinklab.grading.spec import (
@@ -64,7 +64,13 @@ SESSION_PARTITION_HINT = (
     "INTERVAL '5' MINUTES)."
 )
 TOPN_PARTITION_HINT = (
-    "Top-N partitioned by window_start only: the planner then builds a regular Top-N that updates its ranking "
+    "Updates from a Top-N mean a regular Top-N, which updates its ranking (-U/+U) as rows arrive: ROW_NUMBER() "
+    "must be partitioned by both window columns. PARTITION BY window_start, window_end makes it a window Top-N that "
+    "emits each window's answer once."
+)
+#: the same, when the saved SQL says how the ROW_NUMBER() is partitioned ({partition}: "window_end only", ...)
+TOPN_PARTITION_BY_HINT = (
+    "Top-N partitioned by {partition}: the planner then builds a regular Top-N that updates its ranking "
     "(-U/+U). PARTITION BY window_start, window_end makes it a window Top-N that emits each window's answer once."
 )
 
@@ -168,10 +174,40 @@ def _session_hint(c: Compared) -> str | None:
     return None
 
 
+# ROW_NUMBER() (or RANK, DENSE_RANK) OVER (PARTITION BY ... ORDER BY ...)
+_PARTITION_BY = re.compile(r"\b(?:ROW_NUMBER|RANK|DENSE_RANK)\s*\(\s*\)\s*OVER\s*\(\s*"
+                           r"PARTITION\s+BY\s+(.+?)\s+ORDER\s+BY\b", re.IGNORECASE | re.DOTALL)
+_WINDOW_COLUMNS = ("window_start", "window_end")
+
+
+def _partition_of(view: StepView) -> list[str] | None:
+    """The columns the step's saved SQL partitions its ranking by (qualifiers and quotes dropped), or None when
+    there is no STEP.sql or no such ranking in it."""
+    path = Path(view.ctx.workspace) / f"{view.step}.sql"
+    if not path.is_file():
+        return None
+    # comments removed, quoted identifiers kept (code_only would blank `window_end`)
+    found = _PARTITION_BY.search(strip_comments(path.read_text(encoding="utf-8", errors="replace")))
+    if found is None:
+        return None
+    return [part.strip().split(".")[-1].strip("`\"").lower() for part in found.group(1).split(",")]
+
+
+def _topn_partition_hint(view: StepView) -> str:
+    """Why a Top-N updates, named from how its saved SQL partitions the ranking (the generic hint without it)."""
+    columns = _partition_of(view)
+    if not columns or set(_WINDOW_COLUMNS) <= set(columns):
+        return TOPN_PARTITION_HINT  # no SQL to read, or the partition is right and the updates come from elsewhere
+    windowed = [c for c in columns if c in _WINDOW_COLUMNS]
+    partition = (f"{windowed[0]} only" if windowed == columns else ", ".join(columns)) if windowed else \
+        f"{', '.join(columns)} (no window column)"
+    return TOPN_PARTITION_BY_HINT.format(partition=partition)
+
+
 def _topn_hint(n: int):
     def hint(c: Compared) -> str | None:
         if c.view.updates():
-            return TOPN_PARTITION_HINT
+            return _topn_partition_hint(c.view)
         if any(rank is None or rank > n for rank in (as_int(r[4]) for r in c.found)):
             return f"Keep the top {n} per window: WHERE rn <= {n}."
         return None
@@ -242,8 +278,9 @@ def _tvf(step: str) -> Judge:
     return Judge(f"{step}: a window TVF, not a legacy group window function", 1, _window_tvf, needs_columns=False)
 
 
-def _insert_only(hint: str) -> Changelog:
-    return Changelog("insert-only", 1, hint, why="a window emits its result once", batch_hint=STREAMING_HINT)
+def _insert_only(hint: str, diagnose=None) -> Changelog:
+    return Changelog("insert-only", 1, hint, why="a window emits its result once", batch_hint=STREAMING_HINT,
+                     diagnose=diagnose)
 
 
 # ---- the table -------------------------------------------------------------------------------------------------
@@ -320,7 +357,7 @@ CHECKS = LabChecks(
                  "ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY revenue DESC) AS rn over the "
                  "10-minute TUMBLE aggregation, then WHERE rn <= 2.",
                  diagnose=_topn_hint(2), guard=_no_ties(ref.revenue_ties, ref.top_shops, "revenue", "shop")),
-            _insert_only(TOPN_PARTITION_HINT),
+            _insert_only(TOPN_PARTITION_HINT, _topn_partition_hint),
             _tvf("top_shops"),
         )),
         StepSpec("top_orders", ("window_start", "window_end", "order_id", "amount", "rn"), (
@@ -329,7 +366,7 @@ CHECKS = LabChecks(
                  "ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY amount DESC) AS rn directly on "
                  "TUMBLE(TABLE orders, DESCRIPTOR(order_time), INTERVAL '30' MINUTES), then WHERE rn <= 3.",
                  diagnose=_topn_hint(3), guard=_no_ties(ref.amount_ties, ref.top_orders, "amount", "order_id")),
-            _insert_only(TOPN_PARTITION_HINT),
+            _insert_only(TOPN_PARTITION_HINT, _topn_partition_hint),
             _tvf("top_orders"),
         )),
     ),
