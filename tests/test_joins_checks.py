@@ -230,10 +230,10 @@ def test_plan_that_is_not_json(ctx):
 @pytest.mark.parametrize(
     ("field", "value", "phrase"),
     [
-        ("matched_orders", "108", "not str"),
-        ("interval_rows", 104.0, "not float"),
-        ("usd_gap_krw", "1.5", "not str"),
-        ("unshipped_orders", True, "not bool"),
+        ("matched_orders", "108", "not a STRING: 108 without the quotes"),
+        ("interval_rows", 104.0, "not a DOUBLE: 104 without the decimal point"),
+        ("usd_gap_krw", "1.5", "not a STRING: 1.5 without the quotes"),
+        ("unshipped_orders", True, "not a BOOLEAN"),
     ],
 )
 def test_report_types(ctx, field, value, phrase):

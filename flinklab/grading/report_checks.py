@@ -42,6 +42,36 @@ def load_report(ctx: GradingContext) -> tuple[dict[str, Any] | None, str]:
     return report, ""
 
 
+def _sql_type(value: Any) -> str:
+    """What a JSON value is, in the words of the SQL the lab is about (a learner knows STRING, not `str`)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "a BOOLEAN"
+    if isinstance(value, str):
+        return "a STRING"
+    if isinstance(value, float):
+        return "a DOUBLE"
+    if isinstance(value, list):
+        return "an ARRAY"
+    if isinstance(value, dict):
+        return "a MAP"
+    return "a number"
+
+
+def type_hint(field: str, got: Any, whole: bool) -> str:
+    """`Write rows as a whole number (an INT), not a STRING: 12 without the quotes.` for a value of the wrong
+    JSON type; the fix is shown when the value itself says what was meant."""
+    wanted = "a whole number (an INT)" if whole else "a number (an INT, DOUBLE or DECIMAL)"
+    fix = ""
+    number = as_decimal(got.strip()) if isinstance(got, str) and got.strip() else None
+    if number is not None and (not whole or number == number.to_integral_value()):
+        fix = f": {format_number(number)} without the quotes"
+    elif isinstance(got, float) and whole and got.is_integer():
+        fix = f": {int(got)} without the decimal point"
+    return f"Write {field} as {wanted}, not {_sql_type(got)}{fix}."
+
+
 def report_field_checks(
     ctx: GradingContext,
     fields: Sequence[str],
@@ -90,8 +120,8 @@ def report_field_checks(
                                   step=STEP))
         elif not type_ok:
             results.append(failed(name, 1, f"expected {type_name} ({format_number(want)}); found "
-                                  f"{clip(json.dumps(got))}.",
-                                  f"Write {field} as {type_name}, not {type(got).__name__}.", step=STEP))
+                                  f"{clip(json.dumps(got))}.", type_hint(field, got, field in integer_fields),
+                                  step=STEP))
         elif numbers_close(want, got, tolerance):
             results.append(passed(name, 1, step=STEP))
         else:
