@@ -222,3 +222,14 @@ def test_code_entries_keep_their_place(tmp_path: Path):
         StepSpec("agg", ("k",), (Changelog("batch", 1, "h"),)),
     ))(ctx)
     assert [r.name for r in results] == ["code: made", "agg: batch result (no op column)"]
+
+
+def test_messages_end_in_one_full_stop():
+    """A template's `.` after Flink's own sentence or after an ellipsis adds no second one."""
+    from flinklab.grading.engine import one_stop
+
+    assert one_stop("shows an error: ... but got maxSize 600000 ms and step 3600000 ms..") == \
+        "shows an error: ... but got maxSize 600000 ms and step 3600000 ms."
+    assert one_stop("missing 24 rows, e.g. (A, 1), (B, 2), ....") == "missing 24 rows, e.g. (A, 1), (B, 2), ..."
+    assert one_stop("found 5: missing 1 row, e.g. (A, 1).") == "found 5: missing 1 row, e.g. (A, 1)."
+    assert one_stop("the list goes on ...") == "the list goes on ..."

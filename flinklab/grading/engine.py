@@ -40,6 +40,14 @@ def sentence(text: str) -> str:
     return text if text.endswith(".") else text + "."
 
 
+def one_stop(text: str) -> str:
+    """`text` from a template whose `.` follows a part that ends a sentence itself: Flink's error reason (`...
+    and step 3600000 ms.` + `.`) or an ellipsis (`, ...` + `.`) keeps its own end, not two."""
+    if text.endswith("....") or (text.endswith("..") and not text.endswith("...")):
+        return text[:-1]
+    return text
+
+
 class StepView(StepChecks):
     """A step's output as the checks (and the lab's judges and diagnoses) see it, with the lab's reference data."""
 
@@ -53,7 +61,7 @@ class StepView(StepChecks):
             else:
                 hint = hint_for_error("\n".join(out.errors), wording.error_hints,
                                       wording.error_hint.format(step=spec.id))
-            problem = wording.problem.format(step=spec.id, file=spec.out_file, error=out.error)
+            problem = one_stop(wording.problem.format(step=spec.id, file=spec.out_file, error=out.error))
             super().__init__(out, spec.id, spec.columns, problem, hint)
             return
         if wording.empty_set_has_columns and out.table is not None and not out.table.columns \
@@ -122,9 +130,9 @@ def _rows(view: StepView, check: Rows) -> CheckResult:
     if hint is None and check.diagnose is not None:
         hint = check.diagnose(compared)
     facts = check.facts(view.data) if check.facts is not None else {}
-    message = (check.message or view.lab.wording.rows_message).format(
+    message = one_stop((check.message or view.lab.wording.rows_message).format(
         n_expected=len(expected), n_found=len(found), columns=", ".join(columns), diff=diff.describe(),
-        diff_sentence=sentence(diff.describe()), **facts)
+        diff_sentence=sentence(diff.describe()), **facts))
     return failed(check.name, check.points, message + view.truncated_note(), hint or check.hint, step=view.step)
 
 
@@ -278,4 +286,4 @@ def grade(lab: LabChecks, ctx: GradingContext) -> list[CheckResult]:
     return results
 
 
-__all__ = ["Compared", "StepView", "Wording", "grade", "grade_report", "grade_step", "sentence"]
+__all__ = ["Compared", "StepView", "Wording", "grade", "grade_report", "grade_step", "one_stop", "sentence"]
