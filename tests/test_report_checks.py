@@ -167,12 +167,18 @@ def test_right_values_pass_within_the_tolerance(tmp_path: Path):
     [(None, "report.json does not exist."), ("rows=12", "report.json is not valid JSON ("),
      ("[12, 3.5]", "report.json is not a JSON object.")],
 )
-def test_an_unreadable_report_fails_every_field(tmp_path: Path, raw, problem):
-    got = grade(tmp_path, None, raw=raw)
-    for result in got["results"].values():
-        assert not result.passed and result.message.startswith(problem)
-        assert result.hint == ("Write report.json with the lab's fields (or `flinklab run somelab`, which writes it "
-                               "from the outputs).")
+def test_an_unreadable_report_is_one_failure_worth_every_field(tmp_path: Path, raw, problem):
+    if raw is not None:
+        (tmp_path / "report.json").write_text(raw, encoding="utf-8")
+    results = report_field_checks(
+        GradingContext(workspace=tmp_path, data_dir=tmp_path), FIELDS, EXPECTED, integer_fields={"rows"},
+        sources=SOURCES, hint_for=lambda *a: "never", tolerance=Decimal("0.01"), lab_name="somelab")
+    assert len(results) == 1, results
+    result = results[0]
+    assert (result.name, result.points, result.passed, result.step) == ("report: report.json", 2, False, "report")
+    assert result.message.startswith(problem) and result.message.endswith("2 field(s), 1 point each: rows, total.")
+    assert result.hint == ("Write report.json with the lab's fields (or `flinklab run somelab`, which writes it "
+                           "from the outputs).")
 
 
 def test_a_missing_field_names_its_source(tmp_path: Path):

@@ -134,11 +134,14 @@ def test_report_wrong_types_and_missing_fields(workspace: Path):
     assert "top_orders.out" in failures["report: top_orders_rows"].hint
 
 
-def test_missing_report_fails_every_report_check(workspace: Path):
+def test_missing_report_is_one_failure_worth_every_field(workspace: Path):
     (workspace / "report.json").unlink()
-    failures = _failures(_grade(workspace))
-    assert set(failures) == {f"report: {f}" for f in LAB.report_fields}
-    assert all("report.json does not exist" in r.message for r in failures.values())
+    results = _grade(workspace)
+    failures = _failures(results)
+    assert set(failures) == {"report: report.json"}, failures
+    assert failures["report: report.json"].points == len(LAB.report_fields) == 10
+    assert "report.json does not exist" in failures["report: report.json"].message
+    assert sum(r.points for r in results.values()) == sum(r.points for r in _grade(SOLUTION).values())
 
 
 @pytest.mark.parametrize("step_id", [s.id for s in LAB.steps])

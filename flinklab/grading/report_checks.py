@@ -18,6 +18,8 @@ from flinklab.grading.outputs import format_number
 from flinklab.grading.values import as_decimal, clip, numbers_close
 
 STEP = "report"
+#: the one check a report.json that cannot be read fails (worth all its fields)
+WHOLE_REPORT = "report: report.json"
 
 #: hint_for(field, found, expected report) -> the hint for a value that is not the expected one
 HintFor = Callable[[str, Any, Mapping[str, Any]], str]
@@ -85,7 +87,8 @@ def report_field_checks(
     fields_phrase: str = "the lab's fields",
     read_verb: str = "Read",
 ) -> list[CheckResult]:
-    """One check `report: <field>` per field, worth 1 point each.
+    """One check `report: <field>` per field, worth 1 point each; a report.json that is missing or cannot be read
+    is one failed check (WHOLE_REPORT) worth them all.
 
     `sources[field]` names the output(s) a field is read from (e.g. `hop.out`); fields in `integer_fields` must be
     JSON whole numbers, the others any JSON number; a value within `tolerance` of `expected[field]` passes.
@@ -93,10 +96,11 @@ def report_field_checks(
     from <source>").
     """
     report, problem = load_report(ctx)
-    if report is None:
+    if report is None:  # one failure, worth every field's point: not one row per field with the same words
         hint = (f"Write report.json with {fields_phrase} (or `flinklab run {lab_name}`, which writes it from the "
                 "outputs).")
-        return [failed(f"report: {f}", 1, problem, hint, step=STEP) for f in fields]
+        return [failed(WHOLE_REPORT, len(fields), f"{problem} It holds {len(fields)} field(s), 1 point each: "
+                       f"{', '.join(fields)}.", hint, step=STEP)]
     results = []
     for field in fields:
         name = f"report: {field}"
