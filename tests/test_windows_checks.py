@@ -290,3 +290,20 @@ def test_a_topn_that_updates_is_told_how_its_sql_partitions(workspace: Path, par
     (workspace / "top_shops.sql").unlink()  # graded without its SQL: the hint says what must hold, naming no guess
     hint = _failures(_grade(workspace))["top_shops: insert-only (+I only)"].hint
     assert "partitioned by both window columns" in hint and "only" not in hint, hint
+
+
+def test_a_report_field_its_output_cannot_give_blames_the_output(workspace: Path):
+    """hop.out shows Flink's error (real output), so `flinklab run` left its two fields out of report.json: the hint
+    points at the failing step, not at copying or at running a step that did run."""
+    shutil.copy(DATA / "outputs" / "mistakes" / "hop_args_reversed" / "hop.out", workspace / "hop.out")
+    _rebuild_report(workspace)
+    failures = _failures(_grade(workspace))
+    for field in ("hop_windows", "hop_orders_total"):
+        result = failures[f"report: {field}"]
+        assert result.message.endswith("the field is missing."), result.message
+        assert result.hint == ("Your hop.out gives no value for it (the failed checks of its step say why): fix that "
+                               f"step, run it again, then add {field}.")
+    report = json.loads((workspace / "report.json").read_text(encoding="utf-8"))
+    del report["orders"]  # forgotten, though tumble.out gives it: read it from there
+    (workspace / "report.json").write_text(json.dumps(report), encoding="utf-8")
+    assert "Read it from tumble.out" in _failures(_grade(workspace))["report: orders"].hint

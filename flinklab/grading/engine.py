@@ -251,16 +251,27 @@ def grade_report(ctx: GradingContext, lab: str, spec: ReportSpec, data: Data) ->
     expected = spec.expected(data)
     diagnose = spec.diagnose(ctx) if spec.diagnose is not None else None
 
-    own: list[Mapping[str, Any]] = []  # what the learner's outputs give, read once and only for a wrong value
+    own: list[Mapping[str, Any]] = []  # what the learner's outputs give, read once and only when a hint needs it
+
+    def outputs_give() -> Mapping[str, Any]:
+        if not own:
+            try:
+                own.append(spec.from_outputs(ctx.workspace) if spec.from_outputs is not None else {})
+            except FlinklabError:  # an output that cannot be read: the usual hint then
+                own.append({})
+        return own[0]
+
+    def missing_hint(field: str) -> str | None:
+        """A field missing from the report whose output gives none: blame the output, not the copying."""
+        if spec.from_outputs is None or field in outputs_give():
+            return None
+        source = spec.sources[field]
+        return (f"Your {source} give{'' if ' and ' in source else 's'} no value for it (the failed checks of its "
+                f"step say why): fix that step, run it again, then add {field}.")
 
     def hint_for(field: str, got: Any, want: Mapping[str, Any]) -> str:
         if spec.from_outputs is not None:
-            if not own:
-                try:
-                    own.append(spec.from_outputs(ctx.workspace))
-                except FlinklabError:  # an output that cannot be read: the usual hint then
-                    own.append({})
-            if field in own[0] and numbers_close(own[0][field], got, spec.tolerance):
+            if field in outputs_give() and numbers_close(outputs_give()[field], got, spec.tolerance):
                 source = spec.sources[field]
                 return (f"{format_number(got)} is what your {source} give{'' if ' and ' in source else 's'}, so the "
                         "report is read right and the output itself is wrong: fix the step its failing check names, "
@@ -272,7 +283,7 @@ def grade_report(ctx: GradingContext, lab: str, spec: ReportSpec, data: Data) ->
     integer_fields = spec.fields if spec.integer_fields is None else spec.integer_fields
     return report_field_checks(ctx, spec.fields, expected, integer_fields=integer_fields, sources=spec.sources,
                                hint_for=hint_for, tolerance=spec.tolerance, lab_name=lab,
-                               fields_phrase=spec.fields_phrase, read_verb=spec.read_verb)
+                               fields_phrase=spec.fields_phrase, read_verb=spec.read_verb, missing_hint=missing_hint)
 
 
 def grade(lab: LabChecks, ctx: GradingContext) -> list[CheckResult]:

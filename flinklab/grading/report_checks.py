@@ -86,6 +86,7 @@ def report_field_checks(
     lab_name: str,
     fields_phrase: str = "the lab's fields",
     read_verb: str = "Read",
+    missing_hint: Callable[[str], str | None] | None = None,
 ) -> list[CheckResult]:
     """One check `report: <field>` per field, worth 1 point each; a report.json that is missing or cannot be read
     is one failed check (WHOLE_REPORT) worth them all.
@@ -93,7 +94,7 @@ def report_field_checks(
     `sources[field]` names the output(s) a field is read from (e.g. `hop.out`); fields in `integer_fields` must be
     JSON whole numbers, the others any JSON number; a value within `tolerance` of `expected[field]` passes.
     `fields_phrase` and `read_verb` word the hints ("Write report.json with <fields_phrase>", "<read_verb> it
-    from <source>").
+    from <source>"); `missing_hint(field)` may say better why a field is missing (its output gives none).
     """
     report, problem = load_report(ctx)
     if report is None:  # one failure, worth every field's point: not one row per field with the same words
@@ -106,8 +107,9 @@ def report_field_checks(
         name = f"report: {field}"
         want = expected[field]
         if field not in report:
-            results.append(failed(name, 1, f"expected {field} = {format_number(want)}; the field is missing.",
-                                  f"{read_verb} it from {sources[field]} (run that step first if it is missing).",
+            hint = (missing_hint(field) if missing_hint is not None else None) or \
+                f"{read_verb} it from {sources[field]} (run that step first if it is missing)."
+            results.append(failed(name, 1, f"expected {field} = {format_number(want)}; the field is missing.", hint,
                                   step=STEP))
             continue
         got = report[field]
