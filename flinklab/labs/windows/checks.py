@@ -84,6 +84,9 @@ ERROR_HINTS: ErrorHints = (
     (("integral multiple of step",), CUMULATE_REVERSED_HINT),
     (("not found", "orders"),
      "The orders table is missing: run with `-i ddl.sql` (the runner does) and check ddl.sql."),
+    (("The window can only be ordered in ASCENDING mode",),
+     "ROW_NUMBER() with no filter on its rank is an OVER aggregation, which Flink orders by time only: keep the "
+     "filter that makes it a Top-N, WHERE rn <= 2 (top_shops) or WHERE rn <= 3 (top_orders)."),
 )
 
 
@@ -235,6 +238,24 @@ def _no_ties(ties_of, ranked_of, what: str, tiebreak: str):
     return guard
 
 
+def _ascending(ranked_of, n: int):
+    """The rows of the same Top-N ranked the other way round (ORDER BY value without DESC): per window, the n
+    smallest, ranked 1..n from the smallest."""
+    def rows(orders: list[ref.Order]) -> list[tuple]:
+        per_window: dict[tuple[int, int], list[ref.Ranked]] = {}
+        for r in ranked_of(orders, n=len(orders)):
+            per_window.setdefault(r.window, []).append(r)
+        return _ranked([ref.Ranked(w, rn, r.key, r.value, r.orders)
+                        for w, ranked in sorted(per_window.items())
+                        for rn, r in enumerate(reversed(ranked[-n:]), 1)])
+    return rows
+
+
+def _ascending_hint(value: str) -> str:
+    return (f"The smallest rows ranked first: ORDER BY {value} sorts ascending unless DESC follows it. Write "
+            f"ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY {value} DESC).")
+
+
 def _report_hint(field: str, got: Any, want: Mapping[str, Any]) -> str | None:
     if field == "orders" and got == 2 * want["orders"]:
         return ("HOP counts summed as if they were orders: every order sits in two HOP windows (size / slide = 2). "
@@ -356,6 +377,7 @@ CHECKS = LabChecks(
                  lambda orders: _ranked(ref.top_shops(orders)),
                  "ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY revenue DESC) AS rn over the "
                  "10-minute TUMBLE aggregation, then WHERE rn <= 2.",
+                 mistakes=((_ascending(ref.top_shops, 2), _ascending_hint("revenue")),),
                  diagnose=_topn_hint(2), guard=_no_ties(ref.revenue_ties, ref.top_shops, "revenue", "shop")),
             _insert_only(TOPN_PARTITION_HINT, _topn_partition_hint),
             _tvf("top_shops"),
@@ -365,6 +387,7 @@ CHECKS = LabChecks(
                  lambda orders: _ranked(ref.top_orders(orders)),
                  "ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY amount DESC) AS rn directly on "
                  "TUMBLE(TABLE orders, DESCRIPTOR(order_time), INTERVAL '30' MINUTES), then WHERE rn <= 3.",
+                 mistakes=((_ascending(ref.top_orders, 3), _ascending_hint("amount")),),
                  diagnose=_topn_hint(3), guard=_no_ties(ref.amount_ties, ref.top_orders, "amount", "order_id")),
             _insert_only(TOPN_PARTITION_HINT, _topn_partition_hint),
             _tvf("top_orders"),
