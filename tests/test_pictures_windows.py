@@ -285,3 +285,12 @@ def test_show_windows_takes_the_topn_steps(tmp_path: Path):
                                           "--data-dir", str(FIXTURES)])
         assert result.exit_code == 0, result.output
         assert "No windows picture" not in result.output and "rank 1" in result.output
+
+
+def test_a_fresh_workspace_is_one_note_not_one_per_output(tmp_path: Path):
+    """flink-up creates the workspace empty: the figure says once which outputs are not there yet."""
+    empty = tmp_path / "windows"
+    empty.mkdir()
+    figure = windows_figure(ORDERS, workspace=empty)
+    assert figure.notes == [f"no tumble.out, hop.out, cumulate.out, session.out in {empty}: the expected windows only"]
+    assert not figure.compared

@@ -303,13 +303,14 @@ def compare(view: View, expected: list[WindowValue], found: list[WindowValue] | 
 
 
 def read_found(view: View, workspace: Path | None) -> tuple[list[WindowValue] | None, str]:
-    """The learner's windows of the view's step (None when there is no output to compare) and a note."""
+    """The learner's windows of the view's step (None when there is no output to compare) and a note ("" for
+    none, and for a missing output: the figure names those in one note)."""
     if workspace is None:
         return None, ""
     out_file = f"{view.step}.out"
     out = read_step(workspace, out_file)
     if out.missing:
-        return None, f"no {out_file} in {workspace}: the expected windows only"
+        return None, ""
     if not out.ok:
         return [], f"yours: {out.error}"
     assert out.table is not None
@@ -400,11 +401,14 @@ def windows_figure(orders: list[ref.Order], step: str | None = None, workspace: 
     compared = False
     first_difference: int | None = None
     read: list[str] = []  # the outputs compared
+    absent: list[str] = []  # the outputs not there
     for view in views:
         expected = view.expected(orders)
         found, note = read_found(view, workspace)
         if note:
             notes.append(note)
+        elif found is None and workspace is not None:
+            absent.append(f"{view.step}.out")
         if found is not None and not note:
             read.append(f"{view.step}.out")
         exp_bars, found_bars, diffs = compare(view, expected, found)
@@ -416,6 +420,8 @@ def windows_figure(orders: list[ref.Order], step: str | None = None, workspace: 
             bad = [b.value.start for b in exp_bars + found_bars if b.status not in ("ok", "")]
             if bad:
                 first_difference = min(bad + ([first_difference] if first_difference is not None else []))
+    if absent:  # one line for all of them (a fresh workspace has none)
+        notes.insert(0, f"no {', '.join(absent)} in {workspace}: the expected windows only")
     if read:
         notes.insert(0, f"yours: {', '.join(read)} (final rows)")
     full_start = _floor(min([o.ts for o in orders] + [b.value.start for band in bands for lane in band.lanes
