@@ -98,7 +98,9 @@ def capture_lab(lab: Lab, here: Path, argv: list[str] | None = None, extra=None)
                 step = lab.step(case["step"])
                 sql = (here / "mistakes" / name).read_text(encoding="utf-8")
                 run_with_sql(settings, lab, step.id, sql, client)
-                save_outputs(workspace, here / "outputs" / "mistakes" / Path(name).stem, [step.out_file, *step.writes])
+                # the SQL the learner saved goes with its output: some checks read it (the windows TVF and Top-N ones)
+                save_outputs(workspace, here / "outputs" / "mistakes" / Path(name).stem,
+                             [step.out_file, *step.writes, step.sql_file])
                 restore(workspace, snapshot)
                 print("captured", name)
             if extra is not None:

@@ -276,7 +276,9 @@ def _report_value_cases() -> list[Case]:
         ("ten-mb-int", "1" * 10_000_000, "report.json is not valid JSON"),
     ]
     cases = [Case(f"check-joins-report-{name}", ["flinklab", "check", "joins"],
-                  put("joins", "report.json", REPORT % value), 1, ("report: usd_gap_krw", says))
+                  put("joins", "report.json", REPORT % value), 1,
+                  # an unreadable report is one failure, not one per field
+                  ("report: report.json" if name == "ten-mb-int" else "report: usd_gap_krw", says))
              for name, value, says in joins]
     cases += [
         Case("check-joins-report-list", ["flinklab", "check", "joins"], put("joins", "report.json", "[1, 2]"), 1,
@@ -326,11 +328,11 @@ def _output_content_cases() -> list[Case]:
              ("regular.out shows an error", "Object 'orderz' not found")),
         Case("check-joins-interval-columns-renamed", ["flinklab", "check", "joins"],
              edit("joins", "interval.out", lambda t: t.replace("delay_s |", "delay_x |", 1)), 1,
-             ("interval.out has no column delay_s",)),
+             ("interval.out has no delay_s",)),
         Case("check-joins-latest-columns-reordered", ["flinklab", "check", "joins"],
              edit("joins", "latest.out", lambda t: re.sub(r"^\| op \|.*currency.*$", lambda m: m.group().replace(
                  "currency", "@").replace("total_krw", "currency").replace("@", "total_krw"), t, count=1,
-                 flags=re.M)), 1, ("latest.out has no column",)),
+                 flags=re.M)), 1, ("latest.out has no ",)),
         Case("check-joins-count-crlf-and-bom", ["flinklab", "check", "joins"],
              lambda r: _ws(r, "joins", "count.out").write_bytes(
                  codecs.BOM_UTF8 + _ws(r, "joins", "count.out").read_bytes().replace(b"\n", b"\r\n")), 0,

@@ -329,3 +329,26 @@ def test_provision_into_an_unwritable_dir_says_how_to_choose_another(tmp_path: P
         provision_data(settings, [])
     assert "not writable" in info.value.message
     assert "FLINKLAB_DATA_DIR" in info.value.hint and "--data-dir" in info.value.hint
+
+
+def test_the_backend_line_is_one_calm_line_and_verbose_adds_the_detail(capsys: pytest.CaptureFixture) -> None:
+    """auto's fallback says why in one line; the engine's own words (a registry's DNS error) only with --verbose."""
+    from flinklab.cli.cluster import render_backend
+
+    message = ("backend: local (Docker cannot pull the Flink image)\nflink:2.2.1-scala_2.12-java17 is not present and "
+               "cannot be pulled: Get \"https://registry-1.docker.io/v2/\": dial tcp: lookup registry-1.docker.io: no "
+               "such host")
+    render_backend(message, verbose=False)
+    calm = capsys.readouterr().out
+    assert calm == "backend: local (Docker cannot pull the Flink image; --verbose says why)\n"
+    render_backend(message, verbose=True)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "backend: local (Docker cannot pull the Flink image)"
+    assert lines[1].startswith("  · flink:2.2.1-scala_2.12-java17 is not present") and "no such host" in lines[1]
+    render_backend("backend: local (--backend local was asked for)", verbose=False)  # no detail: nothing added
+    assert capsys.readouterr().out == "backend: local (--backend local was asked for)\n"
+
+
+def test_up_has_a_verbose_option() -> None:
+    result = runner.invoke(up_app, ["--help"], prog_name="flink-up")
+    assert result.exit_code == 0 and "--verbose" in result.output

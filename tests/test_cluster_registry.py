@@ -183,6 +183,48 @@ def test_the_cli_takes_a_new_backend_too(shelf_first, settings: Settings) -> Non
     assert "stopped the SQL gateway" in down.output
 
 
+def test_flink_up_creates_every_labs_workspace_and_prints_its_real_path(shelf_first, settings: Settings) -> None:
+    """FLINKLAB_WORKSPACE moves the workspaces: flink-up creates one per lab there (a workspace that exists keeps
+    what is in it) and its Next lines name the real dirs, not ~/flink."""
+    from flinklab.course.registry import load_labs
+
+    labs, _ = load_labs()
+    kept = settings.workspace_root / labs[0].name / "ddl.sql"
+    kept.parent.mkdir(parents=True)
+    kept.write_text("-- mine\n", encoding="utf-8")
+    env = {"HOME": str(settings.state_dir.parent / "home"), "FLINKLAB_STATE_DIR": str(settings.state_dir),
+           "FLINKLAB_DATA_DIR": str(settings.data_dir), "FLINKLAB_WORKSPACE": str(settings.workspace_root),
+           "FLINKLAB_REST_PORT": str(settings.rest_port), "FLINKLAB_BACKEND": "shelf", "FLINKLAB_GATEWAY_PORT": "0",
+           "COLUMNS": "200"}
+    up = runner.invoke(app, ["up"], env=env)
+    assert up.exit_code == 0, up.output
+    for lab in labs:
+        assert settings.workspace(lab.name).is_dir(), lab.name
+        assert f"  {lab.name.ljust(max(len(x.name) for x in labs))}  {settings.workspace(lab.name)}\n" in up.output
+    assert kept.read_text(encoding="utf-8") == "-- mine\n" and [p.name for p in kept.parent.iterdir()] == ["ddl.sql"]
+    created = ", ".join(lab.name for lab in labs[1:])
+    assert f"Lab workspaces (created: {created}):" in up.output
+    step = labs[0].steps[0]
+    assert f"cd {settings.workspace(labs[0].name)} && sql-client.sh -i ddl.sql -f {step.sql_file} > " \
+           f"{step.out_file} 2>&1" in up.output
+    assert "~/flink" not in up.output and "LAB" not in up.output
+    again = runner.invoke(app, ["up"], env=env)  # all there now: none created, the same paths
+    assert again.exit_code == 0 and "Lab workspaces:" in again.output and "created" not in again.output
+    assert runner.invoke(app, ["down"], env=env).exit_code == 0
+
+
+def test_flink_up_where_a_workspace_cannot_be_created_is_one_line(shelf_first, settings: Settings) -> None:
+    settings.workspace_root.parent.mkdir(parents=True, exist_ok=True)
+    settings.workspace_root.write_text("a file, not a dir", encoding="utf-8")
+    env = {"HOME": str(settings.state_dir.parent / "home"), "FLINKLAB_STATE_DIR": str(settings.state_dir),
+           "FLINKLAB_DATA_DIR": str(settings.data_dir), "FLINKLAB_WORKSPACE": str(settings.workspace_root),
+           "FLINKLAB_REST_PORT": str(settings.rest_port), "FLINKLAB_BACKEND": "shelf", "FLINKLAB_GATEWAY_PORT": "0"}
+    up = runner.invoke(app, ["up"], env=env)
+    assert up.exit_code == 2, up.output
+    assert f"Cannot create the workspace {settings.workspace_root}/" in " ".join(up.output.split())
+    assert "Traceback" not in up.output and read_record(settings) is None  # nothing started
+
+
 # ---------------------------------------------------------------------------------------------- selection
 
 
@@ -198,7 +240,9 @@ def test_explicit_backend_wins_and_never_asks_the_engine(settings: Settings, no_
 def test_auto_without_an_engine_falls_back_to_local_and_says_why(settings: Settings, no_engine: str) -> None:
     backend, reason = backend_for(settings)
     assert backend.name == "local"
-    assert reason.startswith("The Docker engine does not answer"), reason
+    summary, _, detail = reason.partition("\n")  # one calm line; the engine's words behind it for --verbose
+    assert summary == "no Docker engine answers", reason
+    assert detail.startswith("The Docker engine does not answer"), reason
 
 
 def test_auto_attaches_when_a_rest_url_is_given(settings: Settings, no_engine: str) -> None:

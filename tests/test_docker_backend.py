@@ -213,3 +213,25 @@ def test_down_removes_every_container_and_network_of_ours(cluster, docker_client
     assert read_record(settings) is None
     assert backend.down() is False
     assert not backend.status().running
+
+
+def test_auto_asks_a_registry_that_never_answers_for_at_most_a_few_seconds(docker_client) -> None:
+    """A registry that takes the connection and never answers (a dead mirror, a black-holed route) costs auto at most
+    REGISTRY_PROBE_SECONDS, not the engine client's 10 s, and is one calm line with the detail behind it; one that
+    refuses is as quick. 127.0.0.0/8 is an insecure registry range by Docker's default, so the engine speaks plain
+    HTTP to these sockets."""
+    from flinklab.cluster.docker_engine import REGISTRY_PROBE_SECONDS, engine_usable
+
+    with socket.socket() as silent, socket.socket() as closed:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)  # accepts (the kernel's backlog) and never says a word
+        closed.bind(("127.0.0.1", 0))  # bound, not listening: connection refused
+        for sock, bound in ((silent, REGISTRY_PROBE_SECONDS + 1.5), (closed, 2.0)):
+            image = f"127.0.0.1:{sock.getsockname()[1]}/flink:2.2.1-scala_2.12-java17"
+            started = time.monotonic()
+            usable, why = engine_usable(image)
+            took = time.monotonic() - started
+            assert not usable and took < bound, (took, why)
+            summary, _, detail = why.partition("\n")
+            assert summary == "Docker cannot pull the Flink image", why
+            assert detail.startswith(f"{image} is not present and cannot be pulled: "), why

@@ -128,7 +128,26 @@ def test_an_unusable_output_fails_every_check_of_its_step_alike(tmp_path: Path):
          "`flinklab run t --only gone`).")}
     bad = {(r.message, r.hint) for r in found.values() if r.step == "bad"}
     assert len(bad) == 1 and bad.pop()[1] == "Create the table first."
-    assert found["cols: rows"].message == "cols.out has no column orders (columns: k, n, s)."
+    assert found["cols: rows"].message == \
+        "expected the columns k, orders; cols.out has no orders (its columns: k, n, s)."
+    assert found["cols: rows"].hint == "Name the result columns as the lab asks: k, orders."
+
+
+def test_a_missing_column_fails_only_the_checks_that_read_columns(tmp_path: Path):
+    """The changelog kind is in the op column, and a judge that reads only the SQL reads no column: a result
+    without one of the step's columns fails its rows (with the lab's hint for that column), not those."""
+    ctx = _ws(tmp_path, cols="pyflink_streaming_agg.out")
+    found = _grade(ctx, StepSpec("cols", ("k", "orders", "n"), (
+        Rows("cols: rows", 2, lambda _: [], "h"),
+        Changelog("updating", 1, "h"),
+        Judge("cols: reads the SQL", 1, lambda view: ok(), needs_columns=False),
+        Judge("cols: reads the rows", 1, lambda view: ok()),
+        WholeNumbers("k", "n", lambda _: {"a": 1}, "h"),
+    ), column_hints={"orders": "Count the rows AS orders.", "n": "never used: n is there"}))
+    assert {n for n, r in found.items() if r.passed} == {"cols: updating result (-U seen)", "cols: reads the SQL"}
+    for name in ("cols: rows", "cols: reads the rows", "cols: a"):
+        assert found[name].message.startswith("expected the columns k, orders, n; cols.out has no orders"), name
+        assert found[name].hint == "Count the rows AS orders.", name
 
 
 def test_an_empty_set_with_the_steps_columns(tmp_path: Path):
@@ -203,3 +222,14 @@ def test_code_entries_keep_their_place(tmp_path: Path):
         StepSpec("agg", ("k",), (Changelog("batch", 1, "h"),)),
     ))(ctx)
     assert [r.name for r in results] == ["code: made", "agg: batch result (no op column)"]
+
+
+def test_messages_end_in_one_full_stop():
+    """A template's `.` after Flink's own sentence or after an ellipsis adds no second one."""
+    from flinklab.grading.engine import one_stop
+
+    assert one_stop("shows an error: ... but got maxSize 600000 ms and step 3600000 ms..") == \
+        "shows an error: ... but got maxSize 600000 ms and step 3600000 ms."
+    assert one_stop("missing 24 rows, e.g. (A, 1), (B, 2), ....") == "missing 24 rows, e.g. (A, 1), (B, 2), ..."
+    assert one_stop("found 5: missing 1 row, e.g. (A, 1).") == "found 5: missing 1 row, e.g. (A, 1)."
+    assert one_stop("the list goes on ...") == "the list goes on ..."

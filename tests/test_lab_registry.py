@@ -78,3 +78,40 @@ def test_labs_lab_prints_the_guide_step_by_step(tmp_path: Path):
         assert shown.returncode == 0, shown.stderr
         last = f"Step {len(lab.steps)}: {lab.steps[-1].id}"
         assert f"Step 1: {lab.steps[0].id}" in shown.stdout and last in shown.stdout
+
+
+def test_a_guide_shows_the_learners_own_paths_and_the_clients_real_exit_status(tmp_path: Path):
+    """`flinklab labs LAB` prints the guide with this machine's workspace, data dir and Web UI, where the guide file
+    writes the lab texts' defaults; and it states what the README states about the client's exit status."""
+    from flinklab.course.guide import guide_sections
+    from flinklab.settings import Settings
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert "it exits 1 when a statement fails (Flink's exits 0" in readme
+    settings = Settings.from_env({"HOME": str(tmp_path)}, workspace_root=tmp_path / "my ws", data_dir=tmp_path / "d",
+                                 rest_port=18555)
+    for name in ("joins", "windows"):
+        lab = get_lab(name)
+        raw = (lab.root / lab.guide_file).read_text(encoding="utf-8")
+        assert "/opt/lab/fixtures/data" in raw and "~/flink" in raw  # the lab texts' defaults, in the file
+        text = "\n".join(body for _, body in guide_sections(lab, settings))
+        for default in ("/opt/lab/fixtures/data", "/root/flink", "~/flink", "127.0.0.1:8081"):
+            assert default not in text, (name, default)
+        assert f"`{tmp_path / 'my ws' / name}/`" in text and f"`{tmp_path / 'd'}/`" in text
+        assert "http://127.0.0.1:18555" in text
+        assert "exits with 1 (Flink's own client exits 0)" in text and "exits with 0" not in text
+    joins = "\n".join(body for _, body in guide_sections(get_lab("joins"), settings))
+    assert f"'file://{tmp_path / 'my ws' / 'joins'}/regular-plan.json'" in joins  # COMPILE PLAN's target
+    shown = _flinklab(["labs", "windows", "--data-dir", str(tmp_path / "elsewhere")], tmp_path, tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert f"'{tmp_path / 'elsewhere'}/windows_orders.csv'" in shown.stdout  # ddl.sql's path, as this learner's
+    assert f"workspace: {tmp_path / 'ws' / 'windows'};" in shown.stdout  # FLINKLAB_WORKSPACE
+    assert "/root/flink" not in shown.stdout and "/opt/lab/fixtures/data" not in shown.stdout
+
+
+def test_labs_says_each_step_is_a_new_session_and_who_writes_the_plans(tmp_path: Path):
+    shown = _flinklab(["labs"], tmp_path, tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    text = " ".join(shown.stdout.split())
+    assert "a new session: what several steps use (tables, views, SET) belongs in ddl.sql" in text
+    assert "regular-plan.json, interval-plan.json, temporal-plan.json: written by the plans step (plans.sql)" in text

@@ -389,3 +389,66 @@ def test_a_report_with_other_values_or_types_is_backed_up(tmp_path: Path):
     run, workspace = _report_case(tmp_path, '{"rows": 4.0, "total": 10}\n')  # 4.0 is not the integer 4
     assert run.report_backup is not None and run.report_backup.read_text() == '{"rows": 4.0, "total": 10}\n'
     assert json.loads((workspace / "report.json").read_text()) == {"rows": 4, "total": 10}
+
+
+# --- report.json after a partial run (`--only`), on the windows lab's captured outputs ----------------------------
+
+WINDOWS_DATA = Path(__file__).parent / "data" / "windows" / "outputs"
+
+
+def _windows_workspace(tmp_path: Path) -> Path:
+    import shutil
+
+    workspace = tmp_path / "windows"
+    shutil.copytree(WINDOWS_DATA / "solution", workspace)  # report.json as `flinklab run` wrote it
+    return workspace
+
+
+def _rerun_session(workspace: Path, session_out: Path, partial: bool = True) -> LabRun:
+    """What `flinklab run windows --only session` does around the step: read the outputs' report, the step
+    rewrites session.out, then report.json is written."""
+    import shutil
+
+    from flinklab.course.runner import outputs_report
+    from flinklab.labs.windows import LAB as WINDOWS
+
+    before = outputs_report(WINDOWS, workspace)
+    shutil.copy(session_out, workspace / "session.out")
+    run = LabRun(lab=WINDOWS, workspace=workspace, solution=False)
+    write_report(WINDOWS, workspace, run, before, partial=partial)
+    return run
+
+
+def _report(workspace: Path) -> dict:
+    return json.loads((workspace / "report.json").read_text(encoding="utf-8"))
+
+
+def test_only_a_step_rewrites_only_its_fields_and_backs_up_nothing_of_flinklabs(tmp_path: Path):
+    workspace = _windows_workspace(tmp_path)
+    mine = {**_report(workspace), "orders": 120, "note": "my own key"}  # a value and a key the outputs never gave
+    (workspace / "report.json").write_text(json.dumps(mine), encoding="utf-8")
+    wrong, right = WINDOWS_DATA / "mistakes" / "session_no_partition" / "session.out", WINDOWS_DATA / "solution" / \
+        "session.out"
+    run = _rerun_session(workspace, wrong)
+    assert _report(workspace) == {**mine, "sessions": 5, "longest_session_s": 7194}  # only session's two fields
+    assert run.report_backup is None  # the values replaced were the outputs' own
+    run = _rerun_session(workspace, right)  # fixed, run again
+    assert _report(workspace) == mine and run.report_backup is None
+    run = _rerun_session(workspace, right)  # the same again: the file is not even rewritten
+    assert run.report_backup is None and _report(workspace) == mine
+    assert sorted(p.name for p in workspace.glob("report.json*")) == ["report.json"]  # no .bak piled up
+    (workspace / "report.json").write_text(json.dumps({**mine, "sessions": 99}), encoding="utf-8")
+    run = _rerun_session(workspace, wrong)  # a value you wrote for the step that ran is replaced: kept aside
+    assert _report(workspace)["sessions"] == 5 and _report(workspace)["orders"] == 120
+    assert run.report_backup is not None and json.loads(run.report_backup.read_text())["sessions"] == 99
+
+
+def test_a_full_run_writes_every_field_and_backs_up_only_what_you_wrote(tmp_path: Path):
+    workspace = _windows_workspace(tmp_path)
+    wrong = WINDOWS_DATA / "mistakes" / "session_no_partition" / "session.out"
+    run = _rerun_session(workspace, wrong, partial=False)  # flinklab's own report, outputs changed: no backup
+    assert _report(workspace)["sessions"] == 5 and run.report_backup is None
+    (workspace / "report.json").write_text(json.dumps({**_report(workspace), "orders": 120}), encoding="utf-8")
+    run = _rerun_session(workspace, WINDOWS_DATA / "solution" / "session.out", partial=False)
+    assert _report(workspace)["orders"] == 119 and _report(workspace)["sessions"] == 24
+    assert run.report_backup is not None and json.loads(run.report_backup.read_text())["orders"] == 120

@@ -181,3 +181,28 @@ def test_right_rows_emitted_wrongly_say_so(tmp_path: Path):
     assert "Your final windows match the expected ones" in " ".join(parsed.text)
     assert parsed.marks("tumble_agg", "missing") == parsed.marks("tumble_agg", "extra") == []
     assert len(parsed.marks("tumble_agg", "ok")) > 0
+
+
+def test_chromium_renders_a_topn_steps_ranked_rows(tmp_path: Path):
+    """top_orders ranked ascending (a real output): the page shows the Top-N picture, each window once per rank with
+    its ranked order, every rank marked wrong on both sides; Chromium draws those badges."""
+    workspace = windows_workspace(tmp_path, "top_orders_smallest")
+    (workspace / "report.json").write_text(json.dumps(LAB.build_report(workspace)), encoding="utf-8")
+    code, _, page = _check_html(tmp_path, "windows")
+    assert code == 1
+    shot = tmp_path / "artifacts" / "check-windows-top-orders.png"  # the test's artifact: look at it
+    shot.parent.mkdir()
+    result = _browser(tmp_path, "--dump-dom", f"--screenshot={shot}", "--window-size=1280,1400",
+                      page.resolve().as_uri())
+    assert result.returncode == 0 and shot.is_file(), result.stderr[-2000:]
+    parsed = _parse(result.stdout)
+    assert [a.get("data-step") for tag, a, _ in parsed.elements if tag == "article"] == ["top_orders"]
+    wrong = parsed.marks("top_orders", "wrong")
+    assert len([a for a in wrong if a.get("data-kind")]) == len([a for a in wrong if a.get("data-found-kind")]) == 12
+    assert {a.get("data-rank") for a in wrong} == {"1", "2", "3"}
+    text = " ".join(parsed.text)
+    assert "#24 · 471.83" in text and "#17 · 8.88" in text and "ORDER BY amount sorts ascending" in text
+    image = read_png(shot)
+    assert pixels_of(image, MARKS["wrong"][0]) >= 24 * 12 * 12 * 0.6  # a badge on each of the 24 bars
+    assert pixels_of(image, MARKS["missing"][0]) <= 2 * 12 * 12  # the legend's only
+    print(f"screenshot: {shot}")

@@ -212,3 +212,85 @@ def test_a_cut_short_output_is_drawn_with_what_it_holds(tmp_path: Path):
     assert all(d.startswith("session: missing") for d in figure.differences)
     assert len(figure.differences) == len(ref.sessions(ORDERS)) - len(found)
     windows_svg(figure).to_string()
+
+
+# ---- the Top-N steps: each window once per rank, labelled with its ranked row ------------------------------------
+
+TOPN = {"top_shops": (ref.top_shops, 2, "{}"), "top_orders": (ref.top_orders, 3, "#{}")}
+
+
+@pytest.mark.parametrize("step", sorted(TOPN))
+def test_a_topn_picture_draws_every_ranked_row_of_the_reference(tmp_path: Path, step: str):
+    ranked_of, n, item = TOPN[step]
+    text = _show_svg(tmp_path, step)
+    bars = [r for r in svg_elements(text, "rect") if r.get("data-kind")]
+    drawn = {(ms(r.get("data-start")), ms(r.get("data-end")), int(r.get("data-rank")), r.get("data-item"),
+              r.get("data-revenue")) for r in bars}
+    expected = {(r.window[0], r.window[1], r.rn, item.format(r.key), str(r.value)) for r in ranked_of(ORDERS)}
+    assert drawn == expected and len(bars) == len(expected)
+    assert {r.get("data-kind") for r in bars} == {"tumble"}
+    labels = {t.text for t in svg_elements(text, "text")}
+    assert {f"rank {i}" for i in range(1, n + 1)} <= labels and f"rank {n + 1}" not in labels
+    first = ranked_of(ORDERS)[0]  # the label names the row and its value, as the output prints them
+    assert f"{item.format(first.key)} · {first.value}" in labels
+    assert "bars: [window_start, window_end), label = " + ("shop · revenue" if step == "top_shops" else
+                                                           "order · amount") in labels
+
+
+def test_a_topn_of_the_solution_matches_and_a_partition_mistake_draws_no_difference(tmp_path: Path):
+    for mistake in (None, "top_shops_partition_start", "top_shops_partition_end"):  # right final rows, -U/+U
+        figure = windows_figure(ORDERS, "top_shops", windows_workspace(tmp_path / (mistake or "solution"), mistake))
+        assert figure.compared and figure.differences == [], (mistake, figure.differences)
+        assert {bar.status for bar in figure.bars()} == {"ok"}
+
+
+def test_too_many_ranks_are_an_extra_lane(tmp_path: Path):
+    figure = windows_figure(ORDERS, "top_shops", windows_workspace(tmp_path, "top_shops_top_3"))
+    yours = next(band for band in figure.bands if band.source == "yours")
+    assert [lane.label for lane in yours.lanes] == ["rank 1", "rank 2", "rank 3"]
+    third = yours.lanes[2].bars
+    windows_with_three = {r.window for r in ref.top_shops(ORDERS, n=3) if r.rn == 3}
+    assert {(b.value.start, b.value.end) for b in third} == windows_with_three
+    assert {b.status for b in third} == {"extra"} and {b.status for lane in yours.lanes[:2] for b in lane.bars} == \
+        {"ok"}
+    assert figure.differences[0] == "top_shops: extra [09:00, 09:10) rank 3: yours B · 339.78"
+    assert len(figure.differences) == len(windows_with_three)
+
+
+def test_the_smallest_orders_are_wrong_values_at_every_rank(tmp_path: Path):
+    figure = windows_figure(ORDERS, "top_orders", windows_workspace(tmp_path, "top_orders_smallest"))
+    wrong = [b for b in figure.bars() if b.status == "wrong"]
+    assert len(wrong) == 2 * len(ref.top_orders(ORDERS)) and {b.status for b in figure.bars()} == {"wrong"}
+    assert figure.differences[0] == "top_orders: wrong value [09:00, 09:30) rank 1: expected #24 · 471.83, yours " \
+                                    "#17 · 8.88"
+    legend = {t.text for t in svg_elements(windows_svg(figure).to_string(), "text")}
+    assert "wrong value: same window and rank, another row or value" in legend
+
+
+def test_a_topn_in_the_terminal_fits_80_columns_with_its_labels(tmp_path: Path):
+    lines = _terminal(windows_figure(ORDERS, "top_shops", windows_workspace(tmp_path, "top_shops_top_3"),
+                                     default_span=30 * ref.MINUTE))
+    bars = [line for line in lines if line.startswith("rank ")]
+    assert max(len(line) for line in lines if not line.startswith("  top_shops:")) <= 80
+    assert bars[0] == "rank 1     [D · 629.87 ─────────)[D · 1054.30 ─────────)[E · 1483.17 ─────────)"
+    assert bars[-1].startswith("rank 3     [+B · 339.78 ")  # the extra rank, marked
+    assert "[start, end) = a window; label = shop · revenue" in lines
+
+
+def test_show_windows_takes_the_topn_steps(tmp_path: Path):
+    empty = tmp_path / "ws"
+    empty.mkdir()
+    for step in ("top_shops", "top_orders"):
+        result = CliRunner().invoke(app, ["show", "windows", step, "--workspace", str(empty),
+                                          "--data-dir", str(FIXTURES)])
+        assert result.exit_code == 0, result.output
+        assert "No windows picture" not in result.output and "rank 1" in result.output
+
+
+def test_a_fresh_workspace_is_one_note_not_one_per_output(tmp_path: Path):
+    """flink-up creates the workspace empty: the figure says once which outputs are not there yet."""
+    empty = tmp_path / "windows"
+    empty.mkdir()
+    figure = windows_figure(ORDERS, workspace=empty)
+    assert figure.notes == [f"no tumble.out, hop.out, cumulate.out, session.out in {empty}: the expected windows only"]
+    assert not figure.compared

@@ -117,7 +117,8 @@ def test_step_checks_names_absent_columns(tmp_path: Path):
     step = StepChecks(read_step(tmp_path, "agg.out"), "agg", ("k", "orders", "revenue"))
     bad = step.unusable("agg: rows", 2)
     assert bad is not None and not bad.passed and (bad.points, bad.step) == (2, "agg")
-    assert bad.message == "agg.out has no column orders, revenue (columns: k, n, s)."
+    assert bad.message == \
+        "expected the columns k, orders, revenue; agg.out has no orders, revenue (its columns: k, n, s)."
     assert bad.hint == "Name the result columns as the lab asks: k, orders, revenue."
 
 
@@ -166,12 +167,18 @@ def test_right_values_pass_within_the_tolerance(tmp_path: Path):
     [(None, "report.json does not exist."), ("rows=12", "report.json is not valid JSON ("),
      ("[12, 3.5]", "report.json is not a JSON object.")],
 )
-def test_an_unreadable_report_fails_every_field(tmp_path: Path, raw, problem):
-    got = grade(tmp_path, None, raw=raw)
-    for result in got["results"].values():
-        assert not result.passed and result.message.startswith(problem)
-        assert result.hint == ("Write report.json with the lab's fields (or `flinklab run somelab`, which writes it "
-                               "from the outputs).")
+def test_an_unreadable_report_is_one_failure_worth_every_field(tmp_path: Path, raw, problem):
+    if raw is not None:
+        (tmp_path / "report.json").write_text(raw, encoding="utf-8")
+    results = report_field_checks(
+        GradingContext(workspace=tmp_path, data_dir=tmp_path), FIELDS, EXPECTED, integer_fields={"rows"},
+        sources=SOURCES, hint_for=lambda *a: "never", tolerance=Decimal("0.01"), lab_name="somelab")
+    assert len(results) == 1, results
+    result = results[0]
+    assert (result.name, result.points, result.passed, result.step) == ("report: report.json", 2, False, "report")
+    assert result.message.startswith(problem) and result.message.endswith("2 field(s), 1 point each: rows, total.")
+    assert result.hint == ("Write report.json with the lab's fields (or `flinklab run somelab`, which writes it "
+                           "from the outputs).")
 
 
 def test_a_missing_field_names_its_source(tmp_path: Path):
@@ -185,15 +192,25 @@ def test_a_missing_field_names_its_source(tmp_path: Path):
     ("report", "field", "message", "hint"),
     [
         ({"rows": 12.0, "total": 3.5}, "rows", "expected a whole number (12); found 12.0.",
-         "Write rows as a whole number, not float."),
+         "Write rows as a whole number (an INT), not a DOUBLE: 12 without the decimal point."),
+        ({"rows": 12.5, "total": 3.5}, "rows", "expected a whole number (12); found 12.5.",
+         "Write rows as a whole number (an INT), not a DOUBLE."),
         ({"rows": True, "total": 3.5}, "rows", "expected a whole number (12); found true.",
-         "Write rows as a whole number, not bool."),
+         "Write rows as a whole number (an INT), not a BOOLEAN."),
         ({"rows": "12", "total": 3.5}, "rows", 'expected a whole number (12); found "12".',
-         "Write rows as a whole number, not str."),
+         "Write rows as a whole number (an INT), not a STRING: 12 without the quotes."),
+        ({"rows": "twelve", "total": 3.5}, "rows", 'expected a whole number (12); found "twelve".',
+         "Write rows as a whole number (an INT), not a STRING."),
+        ({"rows": None, "total": 3.5}, "rows", "expected a whole number (12); found null.",
+         "Write rows as a whole number (an INT), not NULL."),
+        ({"rows": [12], "total": 3.5}, "rows", "expected a whole number (12); found [12].",
+         "Write rows as a whole number (an INT), not an ARRAY."),
         ({"rows": 12, "total": "3.5"}, "total", 'expected a number (3.5); found "3.5".',
-         "Write total as a number, not str."),
+         "Write total as a number (an INT, DOUBLE or DECIMAL), not a STRING: 3.5 without the quotes."),
         ({"rows": 12, "total": False}, "total", "expected a number (3.5); found false.",
-         "Write total as a number, not bool."),
+         "Write total as a number (an INT, DOUBLE or DECIMAL), not a BOOLEAN."),
+        ({"rows": 12, "total": {"v": 3.5}}, "total", 'expected a number (3.5); found {"v": 3.5}.',
+         "Write total as a number (an INT, DOUBLE or DECIMAL), not a MAP."),
     ],
 )
 def test_wrong_types(tmp_path: Path, report, field, message, hint):

@@ -134,11 +134,14 @@ def test_report_wrong_types_and_missing_fields(workspace: Path):
     assert "top_orders.out" in failures["report: top_orders_rows"].hint
 
 
-def test_missing_report_fails_every_report_check(workspace: Path):
+def test_missing_report_is_one_failure_worth_every_field(workspace: Path):
     (workspace / "report.json").unlink()
-    failures = _failures(_grade(workspace))
-    assert set(failures) == {f"report: {f}" for f in LAB.report_fields}
-    assert all("report.json does not exist" in r.message for r in failures.values())
+    results = _grade(workspace)
+    failures = _failures(results)
+    assert set(failures) == {"report: report.json"}, failures
+    assert failures["report: report.json"].points == len(LAB.report_fields) == 10
+    assert "report.json does not exist" in failures["report: report.json"].message
+    assert sum(r.points for r in results.values()) == sum(r.points for r in _grade(SOLUTION).values())
 
 
 @pytest.mark.parametrize("step_id", [s.id for s in LAB.steps])
@@ -266,3 +269,41 @@ def test_legacy_words_in_comments_and_strings_do_not_fail(workspace: Path):
            "GROUP BY window_start, window_end;\n")
     (workspace / "tumble_agg.sql").write_text(sql, encoding="utf-8")
     assert _grade(workspace)[TVF_CHECK.format(step="tumble_agg")].passed
+
+
+@pytest.mark.parametrize(("partition", "named"), [
+    ("window_end", "Top-N partitioned by window_end only:"),
+    ("t.`window_start`", "Top-N partitioned by window_start only:"),
+    ("shop", "Top-N partitioned by shop (no window column):"),
+    ("window_start, shop", "Top-N partitioned by window_start, shop:"),
+])
+def test_a_topn_that_updates_is_told_how_its_sql_partitions(workspace: Path, partition: str, named: str):
+    """The insert-only hint of a Top-N names the PARTITION BY the saved SQL has (comments ignored), not a guess."""
+    captured = DATA / "outputs" / "mistakes" / "top_shops_partition_start"
+    shutil.copy(captured / "top_shops.out", workspace / "top_shops.out")  # a real regular Top-N's changelog
+    sql = (DATA / "mistakes" / "top_shops_partition_start.sql").read_text(encoding="utf-8")
+    sql = sql.replace("PARTITION BY window_start ORDER BY", f"PARTITION BY {partition}\n    ORDER BY")
+    (workspace / "top_shops.sql").write_text("-- ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY x)\n"
+                                             + sql, encoding="utf-8")
+    hint = _failures(_grade(workspace))["top_shops: insert-only (+I only)"].hint
+    assert hint.startswith(named) and "PARTITION BY window_start, window_end makes it a window Top-N" in hint, hint
+    (workspace / "top_shops.sql").unlink()  # graded without its SQL: the hint says what must hold, naming no guess
+    hint = _failures(_grade(workspace))["top_shops: insert-only (+I only)"].hint
+    assert "partitioned by both window columns" in hint and "only" not in hint, hint
+
+
+def test_a_report_field_its_output_cannot_give_blames_the_output(workspace: Path):
+    """hop.out shows Flink's error (real output), so `flinklab run` left its two fields out of report.json: the hint
+    points at the failing step, not at copying or at running a step that did run."""
+    shutil.copy(DATA / "outputs" / "mistakes" / "hop_args_reversed" / "hop.out", workspace / "hop.out")
+    _rebuild_report(workspace)
+    failures = _failures(_grade(workspace))
+    for field in ("hop_windows", "hop_orders_total"):
+        result = failures[f"report: {field}"]
+        assert result.message.endswith("the field is missing."), result.message
+        assert result.hint == ("Your hop.out gives no value for it (the failed checks of its step say why): fix that "
+                               f"step, run it again, then add {field}.")
+    report = json.loads((workspace / "report.json").read_text(encoding="utf-8"))
+    del report["orders"]  # forgotten, though tumble.out gives it: read it from there
+    (workspace / "report.json").write_text(json.dumps(report), encoding="utf-8")
+    assert "Read it from tumble.out" in _failures(_grade(workspace))["report: orders"].hint

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Optional
 
@@ -19,6 +20,7 @@ from flinklab.errors import ExitStatus, UsageError
 
 if TYPE_CHECKING:  # the cluster's modules load when a command runs: `flinklab --help` needs none of them
     from flinklab.cluster.base import ClusterStatus, UpResult
+    from flinklab.course.data import LabWorkspace
     from flinklab.environment.lifecycle import DownResult
 
 # typer reads the parameter annotations at run time: typing.Optional keeps the commands working on Python 3.9.
@@ -38,6 +40,8 @@ GATEWAY_PORT_OPT = typer.Option(None, "--gateway-port", metavar="P",
                                 help="SQL gateway port on 127.0.0.1 (8083; 0 starts none).")
 SHARED_OPT = typer.Option(False, "--shared", help="A machine other users log in to: the local cluster's REST API "
                           "asks for flinklab's own client certificate (mutual TLS); the Web UI is the gateway's.")
+VERBOSE_OPT = typer.Option(False, "--verbose", "-v",
+                           help="Also print the detail behind the backend choice (e.g. why Docker cannot serve).")
 
 
 def _whole(option: str, value: str | None) -> int | None:
@@ -59,6 +63,7 @@ def up(
     rest_url: Optional[str] = REST_URL_OPT,
     gateway_port: Optional[str] = GATEWAY_PORT_OPT,
     shared: bool = SHARED_OPT,
+    verbose: bool = VERBOSE_OPT,
 ) -> None:
     """Start (or repair) a Flink session cluster, or attach to a running one (--backend remote --rest-url URL),
     and its SQL gateway; returns when TaskManagers and slots are registered and the gateway answers."""
@@ -69,17 +74,18 @@ def up(
     )
     if rest_url and settings.backend not in ("auto", "remote"):
         raise UsageError(f"--rest-url is for --backend remote, not --backend {settings.backend}.")
-    from flinklab.course.data import lab_data_files
+    from flinklab.course.data import lab_data_files, lab_workspaces
     from flinklab.environment.lifecycle import bring_up
     from flinklab.flink.waits import ClusterStartError
+
+    workspaces = lab_workspaces(settings)  # before the cluster: a docker backend mounts the workspace root
 
     with console.status("starting the cluster…") as spinner:
 
         def progress(message: str) -> None:
-            spinner.update(escape(message))
+            spinner.update(escape(message.partition("\n")[0]))
             if message.startswith("backend: "):
-                name, _, why = message.removeprefix("backend: ").partition(" ")
-                console.print(f"backend: [bold]{escape(name)}[/] [dim]{escape(why)}[/]")
+                render_backend(message, verbose)
             else:
                 console.print(f"  [dim]· {escape(message)}[/]")
 
@@ -89,7 +95,7 @@ def up(
             for line in exc.log_tail:
                 err_console.print(f"  [dim]{escape(line)}[/]", soft_wrap=True)
             raise
-    render_up(result, settings.gateway_url)
+    render_up(result, settings.gateway_url, workspaces)
     if not result.status.shared and result.status.backend == "local":
         from flinklab.access import other_login_users
 
@@ -100,7 +106,19 @@ def up(
                           "them off the cluster's REST port (see the README's \"A shared machine\").[/]")
 
 
-def render_up(result: UpResult, gateway_url: str) -> None:
+def render_backend(message: str, verbose: bool) -> None:
+    """`backend: NAME (why)` in one line; the detail behind the why (the lines after it) only when `verbose`."""
+    first, _, detail = message.partition("\n")
+    name, _, why = first.removeprefix("backend: ").partition(" ")
+    if detail and not verbose:
+        why = why.removesuffix(")") + "; --verbose says why)"
+    console.print(f"backend: [bold]{escape(name)}[/] [dim]{escape(why)}[/]", soft_wrap=True)
+    if verbose:
+        for line in detail.splitlines():
+            console.print(f"  [dim]· {escape(line)}[/]", soft_wrap=True)
+
+
+def render_up(result: UpResult, gateway_url: str, workspaces: Sequence[LabWorkspace] = ()) -> None:
     st = result.status
     if result.already_running:
         console.print(f"[green]already running[/] — nothing to do ({st.taskmanagers} TaskManager(s), "
@@ -123,11 +141,30 @@ def render_up(result: UpResult, gateway_url: str) -> None:
                                                             if st.attached else ""))
     if not gateway_url.endswith(":0"):
         console.print(f"SQL gateway (Flink's SQL Gateway REST API): [bold]{gateway_url}[/]")
+    render_workspaces(workspaces)
     console.print("Next:")
-    console.print("  cd ~/flink/LAB && sql-client.sh -i ddl.sql -f query.sql > query.out 2>&1")
-    console.print("  flinklab run LAB          # every step of a lab")
-    console.print("  flink-down                # " + ("detach (the cluster keeps running)" if st.attached
-                                                     else "stop the cluster"))
+    first = workspaces[0] if workspaces else None
+    lab = first.lab.name if first is not None else "LAB"
+    console.print(f"  {f'flinklab labs {lab}'.ljust(25)} # the lab's steps and guide")
+    if first is not None and first.lab.steps:  # a line to paste: the real workspace and the lab's first step
+        step = first.lab.steps[0]
+        init = f"-i {first.lab.init_file} " if step.uses_init else ""
+        console.print(f"  cd {escape(str(first.path))} && sql-client.sh {init}-f {step.sql_file} > {step.out_file} "
+                      "2>&1", soft_wrap=True)
+    console.print(f"  {f'flinklab run {lab}'.ljust(25)} # every step of the lab")
+    console.print(f"  {'flink-down'.ljust(25)} # " + ("detach (the cluster keeps running)" if st.attached
+                                                    else "stop the cluster"))
+
+
+def render_workspaces(workspaces: Sequence[LabWorkspace]) -> None:
+    """Where each lab's workspace is, and which ones flink-up created now."""
+    if not workspaces:
+        return
+    created = [w.lab.name for w in workspaces if w.created]
+    console.print("Lab workspaces" + (f" (created: {', '.join(created)})" if created else "") + ":")
+    width = max(len(w.lab.name) for w in workspaces)
+    for w in workspaces:
+        console.print(f"  {w.lab.name.ljust(width)}  {escape(str(w.path))}", soft_wrap=True)
 
 
 def down() -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from flinklab.cli.app import app, command, console, print_error, settings_from
@@ -156,17 +157,36 @@ def _lab_table(the_lab: Lab) -> Table:
     return table
 
 
+def _lab_notes(the_lab: Lab, settings: Settings) -> list[str]:
+    """What the table cannot say: where the lab runs, that each run is a new session (so what belongs in the init
+    file), and which step writes the files other steps' checks read."""
+    notes = [f"  workspace: {settings.workspace(the_lab.name)}; data: {', '.join(the_lab.fixtures.files)} in "
+             f"{settings.data_dir}; report: {the_lab.report_file}",
+             f"  each step is its own `sql-client.sh -i {the_lab.init_file} -f STEP.sql > STEP.out 2>&1`, a new "
+             f"session: what several steps use (tables, views, SET) belongs in {the_lab.init_file} (no query, no "
+             "INSERT)"]
+    for step in the_lab.steps:
+        if step.writes:
+            notes.append(f"  {', '.join(step.writes)}: written by the {step.id} step ({step.sql_file})")
+    return notes
+
+
 @command("labs")
 def labs_command(
     lab: Annotated[Optional[str], typer.Argument(help="Show this lab's guide, step by step.")] = None,
+    workspace: Annotated[Optional[Path], typer.Option("--workspace", help=WORKSPACE_HELP)] = None,
+    data_dir: Annotated[Optional[Path], typer.Option("--data-dir", help=DATA_DIR_HELP)] = None,
 ) -> None:
-    """List the labs and their steps; with LAB, its steps and its guide."""
+    """List the labs and their steps; with LAB, its steps and its guide (with this machine's paths)."""
+    settings = settings_from(workspace_root=workspace, data_dir=data_dir)
     if lab is not None:
         from flinklab.course.guide import guide_sections
 
         the_lab = get_lab(lab)
         console.print(_lab_table(the_lab))
-        sections = guide_sections(the_lab)
+        for note in _lab_notes(the_lab, settings):
+            console.print(escape(note))
+        sections = guide_sections(the_lab, settings)
         if not sections:
             console.print(f"  The lab {the_lab.name!r} has no guide.")
         for heading, text in sections:
@@ -180,7 +200,9 @@ def labs_command(
     labs, bad = load_labs()
     for the_lab in labs:
         console.print(_lab_table(the_lab))
-        console.print(f"  data: {', '.join(the_lab.fixtures.files)}; report: {the_lab.report_file}\n")
+        for note in _lab_notes(the_lab, settings):
+            console.print(escape(note))
+        console.print()
     for exc in bad:  # a broken plug-in is one line; the labs that load are listed above
         print_error(exc)
 

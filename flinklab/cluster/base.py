@@ -254,7 +254,9 @@ class ClusterBackend(Protocol):
 
     @classmethod
     def usable(cls, settings: Settings) -> tuple[bool, str]:
-        """(can serve `flink-up` here, why): asked by `--backend auto`, in the registry's order."""
+        """(can serve `flink-up` here, why): asked by `--backend auto`, in the registry's order. `why` is one short
+        line; a second line may hold the detail behind it (e.g. the engine's own error), which `flink-up --verbose`
+        prints."""
 
     def up(self, progress: ProgressFn | None = None) -> UpResult:
         """Start (or repair, or attach to) the cluster and return only when it is ready; idempotent."""

@@ -106,27 +106,41 @@ def container_logs(chosen: list[Any], follow: bool) -> Iterator[str]:
         yield item
 
 
+#: How long `--backend auto` waits for the engine to say whether a registry serves the image. The engine asks the
+#: registry itself and, where none is reachable, may hang until its client's timeout (10 s) runs out: a registry
+#: that answers at all answers a manifest lookup well within this.
+REGISTRY_PROBE_SECONDS = 3
+
+
 def engine_usable(image: str) -> tuple[bool, str]:
-    """(True, why) when the engine answers and `image` is present or its registry answers for it."""
-    from docker.errors import APIError, DockerException, ImageNotFound
+    """(True, why) when the engine answers and `image` is present or its registry answers for it.
+
+    `why` is one calm line; when the engine said why it cannot serve, its own words follow on a second line (the
+    detail `flink-up --verbose` prints: "dial tcp: lookup registry-1.docker.io ... no such host")."""
+    from docker.errors import DockerException, ImageNotFound
+    from requests.exceptions import RequestException
 
     try:
         client = engine(timeout=10)
     except ClusterError as exc:
-        return False, exc.message
+        return False, f"no Docker engine answers\n{exc.message}"
     try:
         client.images.get(image)
         return True, f"the Docker engine answers and {image} is present"
     except ImageNotFound:
         pass
-    except DockerException as exc:
-        return False, f"the Docker engine could not list images ({one_line(exc, 120)})"
+    except (DockerException, RequestException) as exc:
+        return False, f"the Docker engine could not list its images\n{one_line(exc, 300)}"
+    client.api.timeout = REGISTRY_PROBE_SECONDS  # docker-py reads it per request
     try:
         client.images.get_registry_data(image)
-    except (APIError, DockerException) as exc:
+    except (DockerException, RequestException) as exc:
         # the engine's own words (e.g. "dial tcp: lookup registry-1.docker.io ... no such host"), not the URL
         why = getattr(exc, "explanation", None) or exc
-        return False, f"{image} is not present and cannot be pulled: {one_line(why, 120)}"
+        if not isinstance(exc, DockerException):  # the engine's own APIError is a RequestException too
+            why = f"no answer within {REGISTRY_PROBE_SECONDS} s ({one_line(exc, 200)})"
+        return False, f"Docker cannot pull the Flink image\n{image} is not present and cannot be pulled: " \
+                      f"{one_line(why, 300)}"
     return True, f"the Docker engine answers and {image} can be pulled"
 
 

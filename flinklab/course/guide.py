@@ -1,15 +1,35 @@
 """A lab's guide (Markdown in its package, `Lab.guide_file`), cut into its `##` sections so `flinklab labs LAB`
-prints it step by step."""
+prints it step by step, with this machine's paths where the guide writes the lab texts' defaults."""
 
 from __future__ import annotations
 
+import re
+
 from flinklab.course.lab import Lab
+from flinklab.course.solution import TEXT_DATA_DIR, TEXT_WORKSPACE_ROOT
 from flinklab.errors import UsageError
+from flinklab.settings import DEFAULT_REST_PORT, Settings
+
+#: the Web UI address a guide writes (what `flink-up` serves with the default settings)
+TEXT_REST_URL = f"http://127.0.0.1:{DEFAULT_REST_PORT}"
+#: a default path ends where a path name cannot go on (`/root/flinkx` is another path)
+_END = r"(?![\w.-])"
 
 
-def guide_sections(lab: Lab) -> list[tuple[str, str]]:
+def localize(text: str, settings: Settings) -> str:
+    """`text` with the lab texts' defaults (`/opt/lab/fixtures/data`, `~/flink` and `/root/flink`, the Web UI at
+    127.0.0.1:8081) replaced by this machine's data dir, workspace root and REST address."""
+    root = str(settings.workspace_root)
+    text = re.sub(re.escape(TEXT_DATA_DIR) + _END, lambda _: str(settings.data_dir), text)
+    text = re.sub(r"(?<![\w/.~-])~/flink" + _END, lambda _: root, text)
+    text = re.sub(r"(?<![\w.~-])" + re.escape(TEXT_WORKSPACE_ROOT) + _END, lambda _: root, text)  # file:///root/...
+    return re.sub(re.escape(TEXT_REST_URL) + r"(?![\w:])", lambda _: settings.remote_url or settings.rest_url, text)
+
+
+def guide_sections(lab: Lab, settings: Settings | None = None) -> list[tuple[str, str]]:
     """[(heading, Markdown text)]: the introduction (heading ""), then one entry per `## ` section; [] without a
-    guide. UsageError (one line) when the lab names a guide its package lacks."""
+    guide. With `settings`, the lab texts' default paths are this machine's (`localize`). UsageError (one line)
+    when the lab names a guide its package lacks."""
     if not lab.guide_file:
         return []
     path = lab.root / lab.guide_file
@@ -18,6 +38,8 @@ def guide_sections(lab: Lab) -> list[tuple[str, str]]:
     except OSError as exc:
         raise UsageError(f"The guide of {lab.name!r} cannot be read: {path}: {exc.strerror or exc}.",
                          f"Reinstall the package of the lab ({lab.package or lab.home}).") from None
+    if settings is not None:
+        text = localize(text, settings)
     sections: list[tuple[str, list[str]]] = [("", [])]
     fence = False
     for line in text.splitlines():

@@ -297,37 +297,81 @@ def job_durations(settings: Settings, job_ids: list[str]) -> dict[str, float | N
     return durations
 
 
-def write_report(lab: Lab, workspace: Path, run: LabRun) -> None:
-    """report.json from the saved outputs; a different existing report is moved to a backup first."""
+def outputs_report(lab: Lab, workspace: Path) -> dict:
+    """What report.json would be from the saved outputs now ({} when they cannot say)."""
     try:
-        report = lab.build_report(workspace)
+        return lab.build_report(workspace)
+    except FlinklabError:
+        return {}
+
+
+def write_report(lab: Lab, workspace: Path, run: LabRun, before: dict | None = None, partial: bool = False) -> None:
+    """report.json from the saved outputs.
+
+    `before` is what the outputs gave before the run. A partial run (`--only`) changes only the fields whose
+    value the run changed, so the other fields (a value you wrote for a step that did not run) stay as they are;
+    a full run writes every field. The file is left alone when its JSON would not change, and moved to a backup
+    first only when it holds something the earlier outputs did not give (a value or key you wrote, a file that is
+    not a JSON object): replacing flinklab's own report loses nothing.
+    """
+    try:
+        after = lab.build_report(workspace)
     except FlinklabError as exc:
         run.report_error = exc.message + (f" ({exc.hint})" if exc.hint else "")
         return
+    before = before or {}
+    path = workspace / lab.report_file
+    existing = _json_object(path)
+    report = after
+    if partial and existing is not None:
+        report = dict(existing)
+        for name in dict.fromkeys([*before, *after]):
+            if not _same_value(before.get(name), after.get(name)):
+                if name in after:
+                    report[name] = after[name]
+                else:
+                    report.pop(name, None)
+        order = [*lab.report_fields, *report]  # the lab's fields in its order, then keys of your own
+        report = {name: report[name] for name in dict.fromkeys(order) if name in report}
+    run.report_path = path
+    if existing is not None and _same_value(existing, report):  # the same JSON: nothing to replace or back up
+        return
+    yours = path.exists() and (existing is None or any(
+        not _same_value(value, before.get(name)) for name, value in existing.items()
+        if not _same_value(value, report.get(name))))
     text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
     written = InstallResult(workspace=workspace)
-    path = workspace / lab.report_file
-    if _same_json(path, report):  # the learner's own report, laid out differently: nothing to replace or back up
-        run.report_path = path
-        return
     try:
-        write_keeping_backup(path, text, written)
+        if yours:
+            write_keeping_backup(path, text, written)
+        else:
+            _write_atomic(path, text)
     except OSError as exc:  # a full workspace: no half-written report.json (a replaced one was backed up first)
         path.with_name(f".{path.name}.tmp").unlink(missing_ok=True)
+        run.report_path = None
         raise OutputWriteError(path, exc) from None
-    run.report_path = workspace / lab.report_file
     if written.backups:
         run.report_backup = written.backups[0][1]
 
 
-def _same_json(path: Path, value: object) -> bool:
-    """True when `path` holds the JSON of `value` (whitespace, key order and a trailing newline aside; 1, 1.0 and
-    true stay different, as they are to the grader's type checks)."""
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+def _json_object(path: Path) -> dict | None:
+    """`path` as a JSON object; None when it is missing or is not one."""
     try:
         found = json.loads(path.read_text(encoding="utf-8"))
-        return json.dumps(found, sort_keys=True) == json.dumps(value, sort_keys=True)
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-        return False
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def _same_value(a: object, b: object) -> bool:
+    """The same JSON (key order aside; 1, 1.0 and true stay different, as they are to the grader's type checks)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
 def skip_reasons(lab: Lab, steps: list[Step], workspace: Path) -> tuple[dict[str, str], list[str]]:
@@ -376,6 +420,7 @@ def run_lab(
         )
 
     skip_reason, run.missing = skip_reasons(lab, steps, workspace)
+    before = outputs_report(lab, workspace)  # what report.json's values came from, if flinklab wrote it
 
     own_client = client is None and len(skip_reason) < len(steps)
     if own_client:
@@ -391,7 +436,7 @@ def run_lab(
         if own_client and client is not None:
             client.close()
 
-    write_report(lab, workspace, run)
+    write_report(lab, workspace, run, before, partial=len(steps) < len(lab.steps))
     run.job_durations = job_durations(settings, run.job_ids)
     run.wall_seconds = time.monotonic() - started
     return run

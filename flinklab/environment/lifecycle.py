@@ -102,10 +102,11 @@ def bring_up(settings: Settings, progress: ProgressFn | None = None, *, data_fil
              with_gateway: bool = True) -> UpResult:
     """Choose the backend, provision the lab data where the cluster reads it, start (or attach to) the cluster.
 
-    `progress` hears every step, the chosen backend first (`backend: NAME (why)`). `with_gateway=False` (or a
-    gateway port of 0) leaves the SQL gateway alone. Errors are FlinklabErrors (one line); a failed or interrupted
-    start leaves nothing it started behind (each backend's `up` cleans up its part, this its gateway and, when the
-    cluster was started afresh here, the cluster). Another `up`/`down` on the state dir is waited for.
+    `progress` hears every step, the chosen backend first (`backend: NAME (why)`, then on further lines the
+    detail behind the why, if any). `with_gateway=False` (or a gateway port of 0) leaves the SQL gateway alone.
+    Errors are FlinklabErrors (one line); a failed or interrupted start leaves nothing it started behind (each
+    backend's `up` cleans up its part, this its gateway and, when the cluster was started afresh here, the
+    cluster). Another `up`/`down` on the state dir is waited for.
     `data_files` are the lab data (every lab's CSVs: flinklab.course.data.lab_data_files), copied or probed."""
     say = progress or _quiet
     with state_lock(settings, say):
@@ -118,7 +119,9 @@ def _bring_up_locked(settings: Settings, say: ProgressFn, with_gateway: bool,
     if settings.shared and not backend.mutual_tls:
         raise UsageError(f"--shared (the REST API behind mutual TLS) is for the local backend, not {backend.name}.",
                          "Use `--backend local --shared`, or leave --shared out.")
-    say(f"backend: {backend.name} ({reason})")
+    reason, _, detail = reason.partition("\n")
+    # one calm line; the detail behind it (a registry's DNS error, say) rides on it for `flink-up --verbose`
+    say(f"backend: {backend.name} ({reason})" + (f"\n{detail}" if detail else ""))
     copied = provision(settings, backend, say, data_files)
     gateway_proc = None
     fresh_cluster = False

@@ -36,7 +36,8 @@ def make_backend(name: str, settings: Settings) -> ClusterBackend:
 def backend_for(settings: Settings) -> tuple[ClusterBackend, str]:
     """The backend `up` should use, and why: explicit wins; `auto` follows the record, else the first backend of
     the registry that says it is usable here, else the last one (the fallback; the reason is why the one before it
-    cannot serve, and the fallback's own `up` says what it misses)."""
+    cannot serve, and the fallback's own `up` says what it misses). The reason's first line is the one `flink-up`
+    prints; any further lines are the detail behind it (a backend's own words, for `--verbose`)."""
     if settings.backend != "auto":
         return make_backend(settings.backend, settings), f"--backend {settings.backend} was asked for"
     record = read_record(settings)
@@ -55,7 +56,7 @@ def backend_for(settings: Settings) -> tuple[ClusterBackend, str]:
         try:
             usable, why = cls.usable(settings)
         except Exception as exc:  # noqa: BLE001 - a broken engine must not stop a local start: fall back, say why
-            usable, why = False, f"{name} check failed: {exc}"
+            usable, why = False, f"the {name} check failed\n{type(exc).__name__}: {exc}"
         if usable:
             return cls(settings), why
     return make_backend(fallback(), settings), why

@@ -40,6 +40,14 @@ def sentence(text: str) -> str:
     return text if text.endswith(".") else text + "."
 
 
+def one_stop(text: str) -> str:
+    """`text` from a template whose `.` follows a part that ends a sentence itself: Flink's error reason (`...
+    and step 3600000 ms.` + `.`) or an ellipsis (`, ...` + `.`) keeps its own end, not two."""
+    if text.endswith("....") or (text.endswith("..") and not text.endswith("...")):
+        return text[:-1]
+    return text
+
+
 class StepView(StepChecks):
     """A step's output as the checks (and the lab's judges and diagnoses) see it, with the lab's reference data."""
 
@@ -53,7 +61,7 @@ class StepView(StepChecks):
             else:
                 hint = hint_for_error("\n".join(out.errors), wording.error_hints,
                                       wording.error_hint.format(step=spec.id))
-            problem = wording.problem.format(step=spec.id, file=spec.out_file, error=out.error)
+            problem = one_stop(wording.problem.format(step=spec.id, file=spec.out_file, error=out.error))
             super().__init__(out, spec.id, spec.columns, problem, hint)
             return
         if wording.empty_set_has_columns and out.table is not None and not out.table.columns \
@@ -61,7 +69,7 @@ class StepView(StepChecks):
             # `Empty set` prints no header: an empty result with the step's columns.
             out.table = ResultTable(columns=list(spec.columns), rows=[], ops=out.table.ops,
                                     footer_rows=out.table.footer_rows)
-        super().__init__(out, spec.id, spec.columns)
+        super().__init__(out, spec.id, spec.columns, column_hints=spec.column_hints)
 
     def final(self) -> list[dict[str, str | None]]:
         """The rows that remain at the changelog's end (a multiset)."""
@@ -122,9 +130,9 @@ def _rows(view: StepView, check: Rows) -> CheckResult:
     if hint is None and check.diagnose is not None:
         hint = check.diagnose(compared)
     facts = check.facts(view.data) if check.facts is not None else {}
-    message = (check.message or view.lab.wording.rows_message).format(
+    message = one_stop((check.message or view.lab.wording.rows_message).format(
         n_expected=len(expected), n_found=len(found), columns=", ".join(columns), diff=diff.describe(),
-        diff_sentence=sentence(diff.describe()), **facts)
+        diff_sentence=sentence(diff.describe()), **facts))
     return failed(check.name, check.points, message + view.truncated_note(), hint or check.hint, step=view.step)
 
 
@@ -148,15 +156,21 @@ def _changelog(view: StepView, check: Changelog) -> CheckResult:
         if not updates:
             return passed(name, points, step=step)
         counts = ", ".join(f"{(table.ops or []).count(op)} {op}" for op in updates)
-        return failed(name, points, f"expected +I rows only ({check.why}); found {counts}.", check.hint, step=step)
+        return failed(name, points, f"expected +I rows only ({check.why}); found {counts}.", _kind_hint(view, check),
+                      step=step)
     if "-U" in table.ops_seen():
         return passed(name, points, step=step)
     found = f"ops {', '.join(view.ops()) or 'none'}" if table.streaming else "a batch table (no op column)"
-    return failed(name, points, f"expected -U rows ({check.why}); found {found}.", check.hint, step=step)
+    return failed(name, points, f"expected -U rows ({check.why}); found {found}.", _kind_hint(view, check),
+                  step=step)
+
+
+def _kind_hint(view: StepView, check: Changelog) -> str:
+    return (check.diagnose(view) if check.diagnose is not None else None) or check.hint
 
 
 def _whole_numbers(view: StepView, check: WholeNumbers) -> list[CheckResult]:
-    found = {} if view.problem else fold_by_key(view.table, [check.key])
+    found = {} if view.problem or view.columns_problem else fold_by_key(view.table, [check.key])
     results = []
     for key, want in check.expected(view.data).items():
         name = check.name.format(step=view.step, key=key)
@@ -206,7 +220,10 @@ def _check(view: StepView, check: Check) -> list[CheckResult]:
     if isinstance(check, WholeNumbers):
         return _whole_numbers(view, check)
     name = f"{view.step}: {_KIND_NAMES[check.kind]}" if isinstance(check, Changelog) else check.name
-    if (bad := view.unusable(name, check.points)) is not None:
+    # A check fails only for what it checks: a changelog's kind is in its op column whatever the other columns
+    # are, and a judge may read no column at all (the step's SQL file).
+    needs_columns = isinstance(check, Rows) or (isinstance(check, Judge) and check.needs_columns)
+    if (bad := view.unusable(name, check.points, needs_columns)) is not None:
         return [bad]
     if isinstance(check, Rows):
         return [_rows(view, check)]
@@ -234,16 +251,27 @@ def grade_report(ctx: GradingContext, lab: str, spec: ReportSpec, data: Data) ->
     expected = spec.expected(data)
     diagnose = spec.diagnose(ctx) if spec.diagnose is not None else None
 
-    own: list[Mapping[str, Any]] = []  # what the learner's outputs give, read once and only for a wrong value
+    own: list[Mapping[str, Any]] = []  # what the learner's outputs give, read once and only when a hint needs it
+
+    def outputs_give() -> Mapping[str, Any]:
+        if not own:
+            try:
+                own.append(spec.from_outputs(ctx.workspace) if spec.from_outputs is not None else {})
+            except FlinklabError:  # an output that cannot be read: the usual hint then
+                own.append({})
+        return own[0]
+
+    def missing_hint(field: str) -> str | None:
+        """A field missing from the report whose output gives none: blame the output, not the copying."""
+        if spec.from_outputs is None or field in outputs_give():
+            return None
+        source = spec.sources[field]
+        return (f"Your {source} give{'' if ' and ' in source else 's'} no value for it (the failed checks of its "
+                f"step say why): fix that step, run it again, then add {field}.")
 
     def hint_for(field: str, got: Any, want: Mapping[str, Any]) -> str:
         if spec.from_outputs is not None:
-            if not own:
-                try:
-                    own.append(spec.from_outputs(ctx.workspace))
-                except FlinklabError:  # an output that cannot be read: the usual hint then
-                    own.append({})
-            if field in own[0] and numbers_close(own[0][field], got, spec.tolerance):
+            if field in outputs_give() and numbers_close(outputs_give()[field], got, spec.tolerance):
                 source = spec.sources[field]
                 return (f"{format_number(got)} is what your {source} give{'' if ' and ' in source else 's'}, so the "
                         "report is read right and the output itself is wrong: fix the step its failing check names, "
@@ -255,7 +283,7 @@ def grade_report(ctx: GradingContext, lab: str, spec: ReportSpec, data: Data) ->
     integer_fields = spec.fields if spec.integer_fields is None else spec.integer_fields
     return report_field_checks(ctx, spec.fields, expected, integer_fields=integer_fields, sources=spec.sources,
                                hint_for=hint_for, tolerance=spec.tolerance, lab_name=lab,
-                               fields_phrase=spec.fields_phrase, read_verb=spec.read_verb)
+                               fields_phrase=spec.fields_phrase, read_verb=spec.read_verb, missing_hint=missing_hint)
 
 
 def grade(lab: LabChecks, ctx: GradingContext) -> list[CheckResult]:
@@ -269,4 +297,4 @@ def grade(lab: LabChecks, ctx: GradingContext) -> list[CheckResult]:
     return results
 
 
-__all__ = ["Compared", "StepView", "Wording", "grade", "grade_report", "grade_step", "sentence"]
+__all__ = ["Compared", "StepView", "Wording", "grade", "grade_report", "grade_step", "one_stop", "sentence"]

@@ -6,7 +6,7 @@ Labs build report.json and their checks from these; nothing here knows a lab.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -97,31 +97,45 @@ def run_hint(lab: str, step: str) -> str:
 class StepChecks:
     """A step's output as its checks see it: the table, or the failure every check of the step reports instead.
 
-    The lab decides `problem` and `hint` for an output without a table (its wording, its error hints); a table
-    that lacks one of `columns` is a problem here. Subclass it for a lab's own helpers.
+    The lab decides `problem` and `hint` for an output without a table (its wording, its error hints). A table
+    that lacks one of `columns` is a problem only for the checks that read those columns (`unusable(...,
+    needs_columns=True)`): a changelog's kind, say, is graded all the same. `column_hints` maps a column to the
+    hint for an output without it (the lab's knowledge of why it would be missing), else the generic one. Subclass
+    it for a lab's own helpers.
     """
 
-    def __init__(self, out: StepOutput, step: str, columns: Sequence[str], problem: str = "", hint: str = ""):
+    def __init__(self, out: StepOutput, step: str, columns: Sequence[str], problem: str = "", hint: str = "",
+                 column_hints: Mapping[str, str] | None = None):
         self.out = out
         self.step = step
         self.columns = tuple(columns)
         self.problem = problem
         self.hint = hint
+        self.columns_problem = ""
+        self.columns_hint = ""
         if out.ok and not problem:
             absent = [c for c in self.columns if c not in self.table.columns]
             if absent:
-                self.problem = (f"{step}.out has no column {', '.join(absent)} "
-                                f"(columns: {', '.join(self.table.columns) or 'none'}).")
-                self.hint = f"Name the result columns as the lab asks: {', '.join(self.columns)}."
+                has = ", ".join(self.table.columns) or "none"
+                self.columns_problem = (f"expected the columns {', '.join(self.columns)}; {step}.out has no "
+                                        f"{', '.join(absent)} (its columns: {has}).")
+                hints = column_hints or {}
+                self.columns_hint = next((hints[c] for c in absent if c in hints),
+                                         f"Name the result columns as the lab asks: {', '.join(self.columns)}.")
 
     @property
     def table(self) -> ResultTable:
         assert self.out.table is not None
         return self.out.table
 
-    def unusable(self, name: str, points: float) -> CheckResult | None:
-        """The failed check `name` when the output cannot be graded; None when it can."""
-        return failed(name, points, self.problem, self.hint, step=self.step) if self.problem else None
+    def unusable(self, name: str, points: float, needs_columns: bool = True) -> CheckResult | None:
+        """The failed check `name` when the output cannot be graded (for a check that reads the step's columns,
+        also when one is missing); None when it can."""
+        if self.problem:
+            return failed(name, points, self.problem, self.hint, step=self.step)
+        if needs_columns and self.columns_problem:
+            return failed(name, points, self.columns_problem, self.columns_hint, step=self.step)
+        return None
 
     def truncated_note(self) -> str:
         """A note for a failure message when the table has no footer (the run may have been cut short)."""

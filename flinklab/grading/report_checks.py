@@ -18,6 +18,8 @@ from flinklab.grading.outputs import format_number
 from flinklab.grading.values import as_decimal, clip, numbers_close
 
 STEP = "report"
+#: the one check a report.json that cannot be read fails (worth all its fields)
+WHOLE_REPORT = "report: report.json"
 
 #: hint_for(field, found, expected report) -> the hint for a value that is not the expected one
 HintFor = Callable[[str, Any, Mapping[str, Any]], str]
@@ -42,6 +44,36 @@ def load_report(ctx: GradingContext) -> tuple[dict[str, Any] | None, str]:
     return report, ""
 
 
+def _sql_type(value: Any) -> str:
+    """What a JSON value is, in the words of the SQL the lab is about (a learner knows STRING, not `str`)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "a BOOLEAN"
+    if isinstance(value, str):
+        return "a STRING"
+    if isinstance(value, float):
+        return "a DOUBLE"
+    if isinstance(value, list):
+        return "an ARRAY"
+    if isinstance(value, dict):
+        return "a MAP"
+    return "a number"
+
+
+def type_hint(field: str, got: Any, whole: bool) -> str:
+    """`Write rows as a whole number (an INT), not a STRING: 12 without the quotes.` for a value of the wrong
+    JSON type; the fix is shown when the value itself says what was meant."""
+    wanted = "a whole number (an INT)" if whole else "a number (an INT, DOUBLE or DECIMAL)"
+    fix = ""
+    number = as_decimal(got.strip()) if isinstance(got, str) and got.strip() else None
+    if number is not None and (not whole or number == number.to_integral_value()):
+        fix = f": {format_number(number)} without the quotes"
+    elif isinstance(got, float) and whole and got.is_integer():
+        fix = f": {int(got)} without the decimal point"
+    return f"Write {field} as {wanted}, not {_sql_type(got)}{fix}."
+
+
 def report_field_checks(
     ctx: GradingContext,
     fields: Sequence[str],
@@ -54,26 +86,30 @@ def report_field_checks(
     lab_name: str,
     fields_phrase: str = "the lab's fields",
     read_verb: str = "Read",
+    missing_hint: Callable[[str], str | None] | None = None,
 ) -> list[CheckResult]:
-    """One check `report: <field>` per field, worth 1 point each.
+    """One check `report: <field>` per field, worth 1 point each; a report.json that is missing or cannot be read
+    is one failed check (WHOLE_REPORT) worth them all.
 
     `sources[field]` names the output(s) a field is read from (e.g. `hop.out`); fields in `integer_fields` must be
     JSON whole numbers, the others any JSON number; a value within `tolerance` of `expected[field]` passes.
     `fields_phrase` and `read_verb` word the hints ("Write report.json with <fields_phrase>", "<read_verb> it
-    from <source>").
+    from <source>"); `missing_hint(field)` may say better why a field is missing (its output gives none).
     """
     report, problem = load_report(ctx)
-    if report is None:
+    if report is None:  # one failure, worth every field's point: not one row per field with the same words
         hint = (f"Write report.json with {fields_phrase} (or `flinklab run {lab_name}`, which writes it from the "
                 "outputs).")
-        return [failed(f"report: {f}", 1, problem, hint, step=STEP) for f in fields]
+        return [failed(WHOLE_REPORT, len(fields), f"{problem} It holds {len(fields)} field(s), 1 point each: "
+                       f"{', '.join(fields)}.", hint, step=STEP)]
     results = []
     for field in fields:
         name = f"report: {field}"
         want = expected[field]
         if field not in report:
-            results.append(failed(name, 1, f"expected {field} = {format_number(want)}; the field is missing.",
-                                  f"{read_verb} it from {sources[field]} (run that step first if it is missing).",
+            hint = (missing_hint(field) if missing_hint is not None else None) or \
+                f"{read_verb} it from {sources[field]} (run that step first if it is missing)."
+            results.append(failed(name, 1, f"expected {field} = {format_number(want)}; the field is missing.", hint,
                                   step=STEP))
             continue
         got = report[field]
@@ -90,8 +126,8 @@ def report_field_checks(
                                   step=STEP))
         elif not type_ok:
             results.append(failed(name, 1, f"expected {type_name} ({format_number(want)}); found "
-                                  f"{clip(json.dumps(got))}.",
-                                  f"Write {field} as {type_name}, not {type(got).__name__}.", step=STEP))
+                                  f"{clip(json.dumps(got))}.", type_hint(field, got, field in integer_fields),
+                                  step=STEP))
         elif numbers_close(want, got, tolerance):
             results.append(passed(name, 1, step=STEP))
         else:

@@ -80,8 +80,9 @@ class Changelog:
     a window emits each result once) or updating (-U rows seen). Named `<step>: batch result (no op column)`,
     `<step>: insert-only (+I only)` or `<step>: updating result (-U seen)`.
 
-    `why` completes "expected +I rows only (...)" / "expected -U rows (...)"; `hint` is for the wrong kind,
-    `batch_hint` for a batch table where an insert-only changelog was expected (default `hint`).
+    `why` completes "expected +I rows only (...)" / "expected -U rows (...)"; `hint` is for the wrong kind unless
+    `diagnose(view)` names the mistake behind it (e.g. from the step's SQL), `batch_hint` for a batch table where
+    an insert-only changelog was expected (default `hint`).
     """
 
     kind: ChangelogKind
@@ -89,6 +90,7 @@ class Changelog:
     hint: str
     why: str = ""
     batch_hint: str = ""
+    diagnose: Callable[[StepView], str | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -124,11 +126,13 @@ class ExpectedError:
 @dataclass(frozen=True)
 class Judge:
     """A check that needs code: `judge(view)` decides once the output is usable (an unusable one fails as the
-    step's other checks do)."""
+    step's other checks do). `needs_columns=False`: the judge reads none of the step's columns (e.g. only its SQL
+    file), so an output that lacks one does not fail it."""
 
     name: str
     points: float
     judge: Callable[[StepView], Verdict]
+    needs_columns: bool = True
 
 
 Check = Rows | Changelog | WholeNumbers | ExpectedError | Judge
@@ -136,12 +140,14 @@ Check = Rows | Changelog | WholeNumbers | ExpectedError | Judge
 
 @dataclass(frozen=True)
 class StepSpec:
-    """One step's checks, in order. `file` defaults to `<id>.out`; `columns` are those the output must have."""
+    """One step's checks, in order. `file` defaults to `<id>.out`; `columns` are those the output must have (the
+    checks that read them fail without one; `column_hints[column]` is the hint then, else "name the columns")."""
 
     id: str
     columns: tuple[str, ...]
     checks: tuple[Check, ...]
     file: str = ""
+    column_hints: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def out_file(self) -> str:

@@ -44,6 +44,7 @@ LAB = Lab(
         step=hooks.step_pictures, show=hooks.show,
         show_help="The windows lab's orders and windows on an event-time axis; your saved output against the "
                   "expected one.",
-        step_help="tumble, tumble_agg, hop, cumulate or session (default: the four window kinds).",
+        step_help="tumble, tumble_agg, hop, cumulate, session, top_shops or top_orders (default: the four window "
+                  "kinds).",
     ),
 )

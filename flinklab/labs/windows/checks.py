@@ -13,7 +13,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from flinklab.flink.sql_split import code_only
+from flinklab.flink.sql_split import code_only, strip_comments
 from flinklab.grading.engine import Compared, StepView
 from flinklab.grading.outputs import ErrorHints, format_number
 from flinklab.grading.spec import (
@@ -53,13 +53,24 @@ TIME_FLOOR_HINT = (
     "(FROM TUMBLE/HOP/CUMULATE(TABLE orders, ...) GROUP BY window_start, window_end, ...), which emits each window "
     "once, when it closes."
 )
+SESSION_NO_SHOP_HINT = (
+    "Sessions are per shop, and the result has no shop: write SESSION(TABLE orders PARTITION BY shop, "
+    "DESCRIPTOR(order_time), INTERVAL '5' MINUTES) and select shop, window_start, window_end, COUNT(*) AS orders, "
+    "grouped by those three."
+)
 SESSION_PARTITION_HINT = (
     "SESSION without PARTITION BY: sessions are then cut across all shops (and GROUP BY shop on top makes an "
     "updating aggregation). Write SESSION(TABLE orders PARTITION BY shop, DESCRIPTOR(order_time), "
     "INTERVAL '5' MINUTES)."
 )
 TOPN_PARTITION_HINT = (
-    "Top-N partitioned by window_start only: the planner then builds a regular Top-N that updates its ranking "
+    "Updates from a Top-N mean a regular Top-N, which updates its ranking (-U/+U) as rows arrive: ROW_NUMBER() "
+    "must be partitioned by both window columns. PARTITION BY window_start, window_end makes it a window Top-N that "
+    "emits each window's answer once."
+)
+#: the same, when the saved SQL says how the ROW_NUMBER() is partitioned ({partition}: "window_end only", ...)
+TOPN_PARTITION_BY_HINT = (
+    "Top-N partitioned by {partition}: the planner then builds a regular Top-N that updates its ranking "
     "(-U/+U). PARTITION BY window_start, window_end makes it a window Top-N that emits each window's answer once."
 )
 
@@ -73,6 +84,9 @@ ERROR_HINTS: ErrorHints = (
     (("integral multiple of step",), CUMULATE_REVERSED_HINT),
     (("not found", "orders"),
      "The orders table is missing: run with `-i ddl.sql` (the runner does) and check ddl.sql."),
+    (("The window can only be ordered in ASCENDING mode",),
+     "ROW_NUMBER() with no filter on its rank is an OVER aggregation, which Flink orders by time only: keep the "
+     "filter that makes it a Top-N, WHERE rn <= 2 (top_shops) or WHERE rn <= 3 (top_orders)."),
 )
 
 
@@ -163,10 +177,40 @@ def _session_hint(c: Compared) -> str | None:
     return None
 
 
+# ROW_NUMBER() (or RANK, DENSE_RANK) OVER (PARTITION BY ... ORDER BY ...)
+_PARTITION_BY = re.compile(r"\b(?:ROW_NUMBER|RANK|DENSE_RANK)\s*\(\s*\)\s*OVER\s*\(\s*"
+                           r"PARTITION\s+BY\s+(.+?)\s+ORDER\s+BY\b", re.IGNORECASE | re.DOTALL)
+_WINDOW_COLUMNS = ("window_start", "window_end")
+
+
+def _partition_of(view: StepView) -> list[str] | None:
+    """The columns the step's saved SQL partitions its ranking by (qualifiers and quotes dropped), or None when
+    there is no STEP.sql or no such ranking in it."""
+    path = Path(view.ctx.workspace) / f"{view.step}.sql"
+    if not path.is_file():
+        return None
+    # comments removed, quoted identifiers kept (code_only would blank `window_end`)
+    found = _PARTITION_BY.search(strip_comments(path.read_text(encoding="utf-8", errors="replace")))
+    if found is None:
+        return None
+    return [part.strip().split(".")[-1].strip("`\"").lower() for part in found.group(1).split(",")]
+
+
+def _topn_partition_hint(view: StepView) -> str:
+    """Why a Top-N updates, named from how its saved SQL partitions the ranking (the generic hint without it)."""
+    columns = _partition_of(view)
+    if not columns or set(_WINDOW_COLUMNS) <= set(columns):
+        return TOPN_PARTITION_HINT  # no SQL to read, or the partition is right and the updates come from elsewhere
+    windowed = [c for c in columns if c in _WINDOW_COLUMNS]
+    partition = (f"{windowed[0]} only" if windowed == columns else ", ".join(columns)) if windowed else \
+        f"{', '.join(columns)} (no window column)"
+    return TOPN_PARTITION_BY_HINT.format(partition=partition)
+
+
 def _topn_hint(n: int):
     def hint(c: Compared) -> str | None:
         if c.view.updates():
-            return TOPN_PARTITION_HINT
+            return _topn_partition_hint(c.view)
         if any(rank is None or rank > n for rank in (as_int(r[4]) for r in c.found)):
             return f"Keep the top {n} per window: WHERE rn <= {n}."
         return None
@@ -192,6 +236,24 @@ def _no_ties(ties_of, ranked_of, what: str, tiebreak: str):
                      "fixtures generate`, then `flink-up` provisions it), or break ties explicitly (ORDER BY "
                      f"{what} DESC, {tiebreak}).")
     return guard
+
+
+def _ascending(ranked_of, n: int):
+    """The rows of the same Top-N ranked the other way round (ORDER BY value without DESC): per window, the n
+    smallest, ranked 1..n from the smallest."""
+    def rows(orders: list[ref.Order]) -> list[tuple]:
+        per_window: dict[tuple[int, int], list[ref.Ranked]] = {}
+        for r in ranked_of(orders, n=len(orders)):
+            per_window.setdefault(r.window, []).append(r)
+        return _ranked([ref.Ranked(w, rn, r.key, r.value, r.orders)
+                        for w, ranked in sorted(per_window.items())
+                        for rn, r in enumerate(reversed(ranked[-n:]), 1)])
+    return rows
+
+
+def _ascending_hint(value: str) -> str:
+    return (f"The smallest rows ranked first: ORDER BY {value} sorts ascending unless DESC follows it. Write "
+            f"ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY {value} DESC).")
 
 
 def _report_hint(field: str, got: Any, want: Mapping[str, Any]) -> str | None:
@@ -234,11 +296,12 @@ def _window_tvf(view: StepView) -> Verdict:
 
 
 def _tvf(step: str) -> Judge:
-    return Judge(f"{step}: a window TVF, not a legacy group window function", 1, _window_tvf)
+    return Judge(f"{step}: a window TVF, not a legacy group window function", 1, _window_tvf, needs_columns=False)
 
 
-def _insert_only(hint: str) -> Changelog:
-    return Changelog("insert-only", 1, hint, why="a window emits its result once", batch_hint=STREAMING_HINT)
+def _insert_only(hint: str, diagnose=None) -> Changelog:
+    return Changelog("insert-only", 1, hint, why="a window emits its result once", batch_hint=STREAMING_HINT,
+                     diagnose=diagnose)
 
 
 # ---- the table -------------------------------------------------------------------------------------------------
@@ -308,14 +371,15 @@ CHECKS = LabChecks(
                  "in one session.", diagnose=_session_hint),
             _insert_only(SESSION_PARTITION_HINT),
             _tvf("session"),
-        )),
+        ), column_hints={"shop": SESSION_NO_SHOP_HINT}),
         StepSpec("top_shops", ("window_start", "window_end", "shop", "revenue", "rn"), (
             Rows("top_shops: the 2 shops with the most revenue per 10-minute window", 2,
                  lambda orders: _ranked(ref.top_shops(orders)),
                  "ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY revenue DESC) AS rn over the "
                  "10-minute TUMBLE aggregation, then WHERE rn <= 2.",
+                 mistakes=((_ascending(ref.top_shops, 2), _ascending_hint("revenue")),),
                  diagnose=_topn_hint(2), guard=_no_ties(ref.revenue_ties, ref.top_shops, "revenue", "shop")),
-            _insert_only(TOPN_PARTITION_HINT),
+            _insert_only(TOPN_PARTITION_HINT, _topn_partition_hint),
             _tvf("top_shops"),
         )),
         StepSpec("top_orders", ("window_start", "window_end", "order_id", "amount", "rn"), (
@@ -323,8 +387,9 @@ CHECKS = LabChecks(
                  lambda orders: _ranked(ref.top_orders(orders)),
                  "ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY amount DESC) AS rn directly on "
                  "TUMBLE(TABLE orders, DESCRIPTOR(order_time), INTERVAL '30' MINUTES), then WHERE rn <= 3.",
+                 mistakes=((_ascending(ref.top_orders, 3), _ascending_hint("amount")),),
                  diagnose=_topn_hint(3), guard=_no_ties(ref.amount_ties, ref.top_orders, "amount", "order_id")),
-            _insert_only(TOPN_PARTITION_HINT),
+            _insert_only(TOPN_PARTITION_HINT, _topn_partition_hint),
             _tvf("top_orders"),
         )),
     ),

@@ -3,9 +3,10 @@ reference computes from the CSV, each with its count and sum; with a learner's s
 got beside the expected ones, every difference named (missing, extra, wrong value).
 
 A *view* is what one step shows (`tumble` counts every order once per 10-minute window, `tumble_agg` splits those
-windows per shop, `hop`, `cumulate`, `session`); the figure without a step shows the four kinds at once.
+windows per shop, `hop`, `cumulate`, `session`; the Top-N steps `top_shops` and `top_orders` draw each window once
+per rank, labelled with its ranked row); the figure without a step shows the four kinds at once.
 
-Why one module of ~410 lines: the views, the expected windows and the diff against a learner's output are one
+Why one module of ~470 lines: the views, the expected windows and the diff against a learner's output are one
 model (every view builds its rows the same way); the terminal and SVG renderers beside it only draw it.
 """
 
@@ -37,7 +38,8 @@ Row = Mapping[str, "str | None"]
 @dataclass(frozen=True)
 class WindowValue:
     """One window's result: its bounds (epoch ms), its shop for per-shop windows, its count and sum (None when
-    the output does not say)."""
+    the output does not say). A Top-N row is its window at `rank`, `item` naming the ranked row (a shop, `#17` for
+    an order) and `revenue` its value (the shop's revenue, the order's amount)."""
 
     kind: str
     start: int
@@ -45,21 +47,24 @@ class WindowValue:
     shop: str | None = None
     orders: int | None = None
     revenue: Decimal | None = None
+    rank: int | None = None
+    item: str | None = None
 
     @property
-    def key(self) -> tuple[int, int, str | None]:
-        return (self.start, self.end, self.shop)
+    def key(self) -> tuple[int, int, str | None, int | None]:
+        return (self.start, self.end, self.shop, self.rank)
 
     def label(self, with_revenue: bool = True) -> str:
-        """`9 · 1759.05` (count · sum), or what of it the output has."""
-        text = "" if self.orders is None else str(self.orders)
+        """`9 · 1759.05` (count · sum), `A · 1759.05` (a ranked row and its value), or what of it the output has."""
+        text = (self.item or "") if self.rank is not None else ("" if self.orders is None else str(self.orders))
         if with_revenue and self.revenue is not None:
             text += f" · {format_number(self.revenue, keep_zeros=True)}"
         return text.strip(" ·")
 
     def bounds(self) -> str:
-        """`[09:00, 09:10)`, with the shop of a per-shop window."""
-        return f"[{clock(self.start)}, {clock(self.end)})" + (f" shop {self.shop}" if self.shop else "")
+        """`[09:00, 09:10)`, with the shop of a per-shop window and the rank of a Top-N row."""
+        return f"[{clock(self.start)}, {clock(self.end)})" + (f" shop {self.shop}" if self.shop else "") + (
+            f" rank {self.rank}" if self.rank is not None else "")
 
 
 @dataclass(frozen=True)
@@ -105,6 +110,7 @@ class WindowsFigure:
     notes: list[str] = field(default_factory=list)
     differences: list[str] = field(default_factory=list)
     compared: bool = False  # a learner's output was found and compared
+    legend: str = "orders · revenue"  # what a bar's label says
 
     @property
     def shops(self) -> list[str]:
@@ -174,9 +180,28 @@ def _found_rows(kind: str, per_shop: bool, revenue: bool) -> Callable[[Sequence[
     return found
 
 
+def _ranked(rows: list[ref.Ranked], item: str) -> list[WindowValue]:
+    return [WindowValue("tumble", r.window[0], r.window[1], None, None, r.value, r.rn, item.format(r.key))
+            for r in rows]
+
+
+def _found_ranked(key: str, value: str, item: str) -> Callable[[Sequence[Row]], list[WindowValue]]:
+    def found(rows: Sequence[Row]) -> list[WindowValue]:
+        out = []
+        for row in rows:
+            start, end, rank = _ms(row.get("window_start")), _ms(row.get("window_end")), as_int(row.get("rn"))
+            if start is None or end is None or rank is None:
+                continue
+            out.append(WindowValue("tumble", start, end, None, None, as_decimal(row.get(value)), rank,
+                                   item.format(row.get(key))))
+        return sorted(out, key=lambda v: (v.start, v.end, v.rank or 0))
+    return found
+
+
 @dataclass(frozen=True)
 class View:
-    """What one step of the lab shows: its window kind, the expected windows and how to read the found ones."""
+    """What one step of the lab shows: its window kind, the expected windows and how to read the found ones.
+    `ranks` > 0: a Top-N step, its windows drawn once per rank (one lane each)."""
 
     step: str
     kind: str
@@ -186,6 +211,8 @@ class View:
     expected: Callable[[list[ref.Order]], list[WindowValue]]
     found: Callable[[Sequence[Row]], list[WindowValue]]
     compares_revenue: bool = True
+    ranks: int = 0
+    legend: str = "orders · revenue"
 
 
 VIEWS: dict[str, View] = {view.step: view for view in (
@@ -209,6 +236,14 @@ VIEWS: dict[str, View] = {view.step: view for view in (
          lambda orders: [WindowValue("session", s.start, s.end, s.key, s.orders, s.revenue)
                          for s in ref.sessions(orders)],
          _found_rows("session", True, False), compares_revenue=False),
+    View("top_shops", "tumble", "Window Top-N: the 2 shops with the most revenue per TUMBLE 10 min", False,
+         ("window_start", "window_end", "shop", "revenue", "rn"),
+         lambda orders: _ranked(ref.top_shops(orders), "{}"), _found_ranked("shop", "revenue", "{}"), ranks=2,
+         legend="shop · revenue"),
+    View("top_orders", "tumble", "Window Top-N: the 3 largest orders per TUMBLE 30 min", False,
+         ("window_start", "window_end", "order_id", "amount", "rn"),
+         lambda orders: _ranked(ref.top_orders(orders), "#{}"), _found_ranked("order_id", "amount", "#{}"), ranks=3,
+         legend="order · amount"),
 )}
 #: The figure without a step: one view per window kind.
 DEFAULT_VIEWS = ("tumble", "hop", "cumulate", "session")
@@ -227,7 +262,7 @@ def view_for(step: str) -> View:
 
 
 def _same(expected: WindowValue, found: WindowValue, compares_revenue: bool) -> bool:
-    if expected.orders != found.orders:
+    if expected.orders != found.orders or expected.item != found.item:
         return False
     if not compares_revenue or expected.revenue is None:
         return True
@@ -268,13 +303,14 @@ def compare(view: View, expected: list[WindowValue], found: list[WindowValue] | 
 
 
 def read_found(view: View, workspace: Path | None) -> tuple[list[WindowValue] | None, str]:
-    """The learner's windows of the view's step (None when there is no output to compare) and a note."""
+    """The learner's windows of the view's step (None when there is no output to compare) and a note ("" for
+    none, and for a missing output: the figure names those in one note)."""
     if workspace is None:
         return None, ""
     out_file = f"{view.step}.out"
     out = read_step(workspace, out_file)
     if out.missing:
-        return None, f"no {out_file} in {workspace}: the expected windows only"
+        return None, ""
     if not out.ok:
         return [], f"yours: {out.error}"
     assert out.table is not None
@@ -303,7 +339,10 @@ def _stack(bars: list[Bar], label: str) -> list[Lane]:
 def _band(view: View, bars: list[Bar], source: str, shops: list[str]) -> Band:
     title = view.title if source == "expected" else f"yours: {view.step}.out"
     band = Band(title, view.kind, source)
-    if view.per_shop:
+    if view.ranks:  # a lane per rank: the expected ones, and any rank an output adds (rn <= N forgotten)
+        for rank in sorted(set(range(1, view.ranks + 1)) | {b.value.rank or 0 for b in bars}):
+            band.lanes += _stack([b for b in bars if b.value.rank == rank], f"rank {rank}")
+    elif view.per_shop:
         keys = sorted(set(shops) | {b.value.shop or "" for b in bars})
         for shop in keys:
             band.lanes += _stack([b for b in bars if (b.value.shop or "") == shop], f"shop {shop}")
@@ -362,11 +401,14 @@ def windows_figure(orders: list[ref.Order], step: str | None = None, workspace: 
     compared = False
     first_difference: int | None = None
     read: list[str] = []  # the outputs compared
+    absent: list[str] = []  # the outputs not there
     for view in views:
         expected = view.expected(orders)
         found, note = read_found(view, workspace)
         if note:
             notes.append(note)
+        elif found is None and workspace is not None:
+            absent.append(f"{view.step}.out")
         if found is not None and not note:
             read.append(f"{view.step}.out")
         exp_bars, found_bars, diffs = compare(view, expected, found)
@@ -378,6 +420,8 @@ def windows_figure(orders: list[ref.Order], step: str | None = None, workspace: 
             bad = [b.value.start for b in exp_bars + found_bars if b.status not in ("ok", "")]
             if bad:
                 first_difference = min(bad + ([first_difference] if first_difference is not None else []))
+    if absent:  # one line for all of them (a fresh workspace has none)
+        notes.insert(0, f"no {', '.join(absent)} in {workspace}: the expected windows only")
     if read:
         notes.insert(0, f"yours: {', '.join(read)} (final rows)")
     full_start = _floor(min([o.ts for o in orders] + [b.value.start for band in bands for lane in band.lanes
@@ -398,7 +442,8 @@ def windows_figure(orders: list[ref.Order], step: str | None = None, workspace: 
         start = max(full_start, min(start, full_end - default_span))
         end = min(full_end, start + default_span)
     title = f"windows lab: {views[0].title}" if step else "windows lab: TUMBLE, HOP, CUMULATE and SESSION windows"
-    return WindowsFigure(title, list(orders), bands, start, end, full_start, full_end, notes, differences, compared)
+    return WindowsFigure(title, list(orders), bands, start, end, full_start, full_end, notes, differences, compared,
+                         views[0].legend if step else "orders · revenue")
 
 
 def windows_figure_for(settings: Settings, step: str | None = None, time_from: str | None = None,

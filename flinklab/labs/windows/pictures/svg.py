@@ -4,8 +4,9 @@ with its count and sum; the learner's windows under the expected ones, differenc
 The SVG is checkable by a program: every expected window bar is a `<rect>` with `data-kind` (tumble, hop, cumulate,
 session), `data-start` and `data-end` (`yyyy-MM-dd HH:mm:ss`), `data-shop` for per-shop windows, `data-status`
 (ok, missing, wrong or empty); every learner's bar carries `data-found-kind` instead of `data-kind` (so that counting
-`data-kind` counts the reference's windows) and `data-status` ok, wrong or extra; every order is a `<circle>` with
-`data-order`. Dots and bars share one time-to-x function, so an order on a window's start sits exactly on its edge.
+`data-kind` counts the reference's windows) and `data-status` ok, wrong or extra; a Top-N row's bar also has
+`data-rank` and `data-item` (its shop, or `#` and its order id); every order is a `<circle>` with `data-order`.
+Dots and bars share one time-to-x function, so an order on a window's start sits exactly on its edge.
 """
 
 from __future__ import annotations
@@ -100,7 +101,7 @@ def _bar(svg: Svg, layout: _Layout, bar: Bar, top: float, with_revenue: bool) ->
     kind_attr = "data_kind" if bar.source == "expected" else "data_found_kind"
     rect = svg.add("rect", x=x0, y=top + (LANE_H - BAR_H) / 2, width=round(x1 - x0, 2), height=BAR_H, rx="2",
                    **{kind_attr: value.kind}, data_start=stamp(value.start), data_end=stamp(value.end),
-                   data_shop=value.shop, data_orders=value.orders,
+                   data_shop=value.shop, data_orders=value.orders, data_rank=value.rank, data_item=value.item,
                    data_revenue=None if value.revenue is None else str(value.revenue),
                    data_source=bar.source, data_status=bar.status or None, **attrs)
     tip = f"{value.kind} {value.bounds()}: {value.label() or 'no count'}"
@@ -139,12 +140,15 @@ def _bands(svg: Svg, layout: _Layout) -> None:
 def _legend(svg: Svg, layout: _Layout) -> None:
     top = layout.take(HEAD_H) + 6
     x = 8.0
-    svg.text(x, top + 10, "bars: [window_start, window_end), label = orders · revenue", fill="#444444")
+    svg.text(x, top + 10, f"bars: [window_start, window_end), label = {layout.figure.legend}", fill="#444444")
     if not layout.figure.compared:
         return
     x = 8.0
     top = layout.take(HEAD_H) + 4
-    for color, sign, text in MARKS.values():
+    ranked = any(bar.value.rank is not None for bar in layout.figure.bars())
+    for status, (color, sign, text) in MARKS.items():
+        if ranked and status == "wrong":
+            text = "wrong value: same window and rank, another row or value"
         svg.add("rect", x=x, y=top, width=12.0, height=12.0, rx="2", fill=color)
         svg.text(x + 6, top + 10, sign, text_anchor="middle", fill="#ffffff", font_weight="bold", font_size=10)
         svg.text(x + 18, top + 10, text, fill="#444444")

@@ -128,7 +128,7 @@ def windows_renderable(figure: WindowsFigure, width: int = MAX_WIDTH) -> Group:
     lines.append(Text(span, style="dim"))
     lines += [Text(note, style="dim") for note in figure.notes]
     lines += _axis(scale) + _orders(figure, scale) + _bands(figure, scale)
-    lines.append(Text("[start, end) = a window; label = orders · revenue", style="dim"))
+    lines.append(Text(f"[start, end) = a window; label = {figure.legend}", style="dim"))
     if figure.compared:
         legend = Text()
         for status, (mark, style) in MARKS.items():
