@@ -36,6 +36,7 @@ REGULAR_TIERS = "regular: per-tier orders and amount"
 TEMPORAL_ROWS = "temporal: rows at the rate valid at order time"
 TEMPORAL_SAME_SECOND = "temporal: a rate changed in the same second as the order is used"
 TEMPORAL_EARLY = "temporal: orders before their currency's first rate dropped"
+TEMPORAL_INSERT_ONLY = "temporal: insert-only (+I only)"
 COUNT_BATCH = "count: batch result (no op column)"
 PLAN_INTERVAL = "plans: interval join keeps no TTL state"
 PLAN_STALE = "plans: compiled from the current SQL and Flink version"
@@ -49,6 +50,9 @@ class Mistake:
     fails: dict[str, str]
     sql: str = ""  # file under tests/data/joins/mistakes/ replacing the step's SQL
     apply: Callable[[Path], None] | None = None  # or: change the workspace directly
+    #: checks that fail in some runs and pass in others, for a reason outside the query (check name -> a text its
+    #: hint must contain when it fails)
+    may_fail: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def _touch_ddl(workspace: Path) -> None:
@@ -83,7 +87,11 @@ MISTAKE_CASES = [
             {TEMPORAL_ROWS: "FOR SYSTEM_TIME AS OF missing", TEMPORAL_SAME_SECOND: "FOR SYSTEM_TIME AS OF missing",
              TEMPORAL_EARLY: "FOR SYSTEM_TIME AS OF missing", "report: temporal_rows": "temporal.out",
              "report: orders_without_rate": "temporal.out", "report: usd_gap_krw": "temporal.out"},
-            sql="temporal_without_as_of.sql"),
+            sql="temporal_without_as_of.sql",
+            # a regular join on the latest-rate view: its -U/+U show only when an order is joined before a newer
+            # rate of its currency is read, which depends on how Flink interleaves the two file sources (seen both
+            # ways in CI); when they show, the hint names the temporal join
+            may_fail={TEMPORAL_INSERT_ONLY: "FOR SYSTEM_TIME AS OF"}),
     Mistake("count in streaming mode", "count", {COUNT_BATCH: "SET 'execution.runtime-mode' = 'batch'"},
             sql="count_streaming.sql"),
     Mistake("wrong query compiled into a plan", "plans", {PLAN_INTERVAL: "holds a regular join"},
@@ -137,7 +145,7 @@ def test_mistake_fails_exactly_its_checks(solved, sql_client, mistake: Mistake):
         elif mistake.step:
             run_lab(settings, LAB, only=mistake.step, client=sql_client)
         report = grade_lab(settings, LAB)
-        assert_fails_exactly({r.name: r for r in report.failures}, mistake.fails)
+        assert_fails_exactly({r.name: r for r in report.failures}, mistake.fails, mistake.may_fail)
     finally:
         restore(workspace, snapshot)
 

@@ -19,6 +19,7 @@ import pytest
 from conftest import free_port, settings_env
 from shell_term import Term
 
+from flinklab.access import write_token
 from flinklab.cluster.base import resolve_rest_url
 from flinklab.flink.rest import FlinkRest
 from flinklab.settings import Settings
@@ -323,6 +324,7 @@ class OwnGateway:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> OwnGateway:
+        write_token(self.state_dir)  # as flink-up does before it starts a gateway (a new one each start)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "flinklab.environment.serve_gateway", "--port", str(self.port), "--rest-url",
              resolve_rest_url(self.settings), "--state-dir", str(self.state_dir)],
