@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flinklab.course.lab import Lab
-from flinklab.course.registry import load_labs
+from flinklab.course.registry import built_in, load_labs
 from flinklab.errors import UsageError
 from flinklab.settings import Settings
 
@@ -31,10 +31,11 @@ class LabWorkspace:
 
 
 def lab_workspaces(settings: Settings) -> list[LabWorkspace]:
-    """Every discovered lab's workspace (`settings.workspace(LAB)`), created where it is missing; a dir that is
-    there is left exactly as it is (nothing is written into a workspace). UsageError (one line) when one cannot be
-    created."""
+    """Every discovered lab's workspace (`settings.workspace(LAB)`), flinklab's own labs first (flink-up's "Next"
+    line names the first), created where it is missing; a dir that is there is left exactly as it is (nothing is
+    written into a workspace). UsageError (one line) when one cannot be created."""
     labs, _ = load_labs()
+    labs.sort(key=lambda lab: not built_in(lab.name))  # stable: alphabetical within each group
     workspaces = []
     for lab in labs:
         path = settings.workspace(lab.name)

@@ -41,6 +41,12 @@ def available_labs() -> list[str]:
     return sorted(_entry_points())
 
 
+def built_in(name: str) -> bool:
+    """Is the lab registered as `name` one of flinklab's own (its distribution is flinklab's), not a plug-in's?"""
+    dist = getattr(_entry_points().get(name), "dist", None)
+    return dist is not None and (dist.metadata["Name"] or "").lower() == "flinklab"
+
+
 @cache
 def _load(name: str, value: str) -> Lab:
     point = _entry_points()[name]
