@@ -158,7 +158,7 @@ class SqlClient:
         aborted with NoClusterError (no watch for a gateway named by URL: its cluster is unknown)."""
         url = self.cluster_url
         return ClusterWatch(url, on_gone=lambda: self.abort(lambda: NoClusterError(str(url))),
-                            rest=lambda timeout: self.cluster_rest(timeout))
+                            rest=self.cluster_rest)
 
     def new_session(self, conf: Mapping[str, str] | None = None) -> ClientSession:
         """A fresh gateway session: an empty catalog and `conf` (like `-D k=v`) as its defaults."""
