@@ -5,6 +5,7 @@
   own temporary dirs; every discovered lab's CSVs are in its data dir. Live tests take `flink_cluster` (a Settings).
   `flink_cluster` also runs flinklab's SQL gateway process for it, as `flink-up` does.
 - `sql_client`: a client of that gateway (no JVM in the test process).
+- `wait_for_warm_up(settings)`: until the warm-ups `flink-up` starts in its gateway have ended.
 - `stranger`: a second Unix user for the module (root only; tests/second_user.py runs code as it).
 """
 
@@ -75,9 +76,29 @@ def flink_cluster(live_settings: Settings):
 
     try:
         bring_up(live_settings, data_files=lab_data_files())
+        wait_for_warm_up(live_settings)  # every live test starts on a quiet cluster (the warm-up job ended)
         yield live_settings
     finally:
         bring_down(live_settings)
+
+
+def wait_for_warm_up(settings: Settings, timeout: float = 300.0) -> dict:
+    """Until the gateway's warm-ups (flinklab/gateway/warmup.py) that flink-up started have ended; their state."""
+    import time
+
+    from flinklab.access import read_token
+    from flinklab.sqlclient.protocol import GatewayClient
+
+    client = GatewayClient(settings.gateway_url, token=lambda: read_token(settings.state_dir))
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            state = client.warm_up(start=False)
+            if "running" not in (state["state"], state["planner"]["state"]) or time.monotonic() > deadline:
+                return state
+            time.sleep(0.2)
+    finally:
+        client.close()
 
 
 @pytest.fixture(scope="session")

@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from flinklab.access import token_path, write_token
-from flinklab.errors import ClusterError, UsageError
+from flinklab.access import read_token, token_path, write_token
+from flinklab.errors import ClusterError, FlinklabError, UsageError
 from flinklab.flink.java import host_java
 from flinklab.flink.procs import find_processes, port_is_free, process_args, stop_processes
 from flinklab.flink.rest import RestUnavailable
@@ -152,6 +152,21 @@ def stop(settings: Settings) -> bool:
     pids = sorted({*([pid] if pid is not None else []), *_strays(settings)})
     stop_processes(pids, lambda each: _ours(each, settings), STOP_SECONDS, kill_group=True, poll=0.1)
     return bool(pids)
+
+
+def warm_cluster(settings: Settings) -> str:
+    """Ask this state dir's gateway to warm its cluster up (gateway/warmup.py: one tiny job, in the gateway's
+    background); returns the warm-up's state, or "unavailable" when the gateway cannot be asked (a warm-up is a
+    nicety: nothing fails for want of it)."""
+    from flinklab.sqlclient.protocol import GatewayClient, GatewayError
+
+    client = GatewayClient(settings.gateway_url, timeout=5.0, token=lambda: read_token(settings.state_dir))
+    try:
+        return str(client.warm_up().get("state", "unavailable"))
+    except (FlinklabError, GatewayError, OSError, ValueError, AttributeError):
+        return "unavailable"
+    finally:
+        client.close()
 
 
 #: The sink of a query's job: only the gateway that submitted it can fetch its rows.

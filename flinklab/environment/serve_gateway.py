@@ -1,7 +1,8 @@
 """The gateway process: `python -m flinklab.environment.serve_gateway --port 8083 --state-dir DIR [--rest-url URL]`.
 
-Starts PyFlink's JVM, warms the planner up, then serves Flink's SQL Gateway REST API with uvicorn. It answers
-`/info` only once it is warm, so whoever waits for it (flink-up) knows the first statement will be quick.
+Starts PyFlink's JVM, loads the planner, then serves Flink's SQL Gateway REST API with uvicorn, and warms the
+planner up on a thread (flinklab/gateway/warmup.py) while the cluster starts. It answers `/info` only once the
+planner is loaded; `POST /flinklab/warm-up` (flink-up, once the cluster is ready) runs one tiny job on the cluster.
 SIGTERM stops it: sessions are closed (their unfinished jobs cancelled) and the JVM shut down. It lives here, not
 in flinklab.gateway, because it asks the cluster record which cluster (and image) is the current one.
 """
@@ -79,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     log.info("serving Flink's SQL Gateway REST API on http://%s:%s", args.host, args.port)
+    service.planner_warm_up.start()  # while the cluster starts; a statement that comes first plans as before
     try:
         server.run()
     finally:

@@ -21,10 +21,12 @@ import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
+import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.dag.Pipeline;
 import org.apache.flink.client.deployment.StandaloneClusterId;
+import org.apache.flink.client.deployment.executors.PipelineExecutorUtils;
 import org.apache.flink.client.deployment.executors.RemoteExecutor;
 import org.apache.flink.client.program.ProgramInvocationException;
 import org.apache.flink.client.program.rest.RestClusterClient;
@@ -169,7 +171,13 @@ class FlinklabExecutors implements PipelineExecutorServiceLoader {
         }
     });
 
+    /** The `execution.target` of the gateway's warm-up: its jobs are planned and built, never submitted. */
+    static final String DRY_TARGET = "flinklab-dry-run";
+
     public PipelineExecutorFactory getExecutorFactory(Configuration conf) throws Exception {
+        if (DRY_TARGET.equals(conf.toMap().get("execution.target"))) {
+            return FlinklabDryRun.FACTORY;
+        }
         final PipelineExecutorFactory factory = flinks.getExecutorFactory(conf);
         if (!RemoteExecutor.NAME.equals(factory.getName())) {
             return factory;
@@ -225,18 +233,86 @@ class FlinklabExecutors implements PipelineExecutorServiceLoader {
 }
 
 /**
+ * The warm-up's executor: a job is built as for a submission (its StreamGraph, its user code serialized), then
+ * reported finished at once, with no cluster and nothing logged, so the planner's and the client's code paths are
+ * loaded and compiled before a learner's first statement needs them.
+ */
+class FlinklabDryRun implements PipelineExecutor, JobClient, CoordinationRequestGateway {
+    static final PipelineExecutorFactory FACTORY = new PipelineExecutorFactory() {
+        public String getName() {
+            return FlinklabExecutors.DRY_TARGET;
+        }
+
+        public boolean isCompatibleWith(Configuration c) {
+            return FlinklabExecutors.DRY_TARGET.equals(c.toMap().get("execution.target"));
+        }
+
+        public PipelineExecutor getExecutor(Configuration c) {
+            return new FlinklabDryRun();
+        }
+    };
+
+    private final JobID id = new JobID();
+
+    public CompletableFuture execute(Pipeline pipeline, Configuration conf, ClassLoader loader) throws Exception {
+        PipelineExecutorUtils.getStreamGraph(pipeline, conf).serializeUserDefinedInstances();
+        return CompletableFuture.completedFuture(this);
+    }
+
+    public JobID getJobID() {
+        return id;
+    }
+
+    public CompletableFuture getJobStatus() {
+        return CompletableFuture.completedFuture(JobStatus.FINISHED);
+    }
+
+    public CompletableFuture cancel() {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    public CompletableFuture stopWithSavepoint(boolean drain, String directory, SavepointFormatType format) {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    public CompletableFuture triggerSavepoint(String directory, SavepointFormatType format) {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    public CompletableFuture getAccumulators() {
+        return CompletableFuture.completedFuture(new HashMap());
+    }
+
+    public CompletableFuture getJobExecutionResult() {
+        return CompletableFuture.completedFuture(new JobExecutionResult(id, 0L, new HashMap()));
+    }
+
+    /** A query's collect sink needs a JobClient that can fetch; the warm-up never reads its rows. */
+    public CompletableFuture sendCoordinationRequest(String operatorUid, CoordinationRequest request) {
+        CompletableFuture none = new CompletableFuture();
+        none.completeExceptionally(new UnsupportedOperationException("a dry run has no rows"));
+        return none;
+    }
+}
+
+/**
  * A submitted job, through its cluster's shared RestClusterClient; answers as Flink's ClusterClientJobClientAdapter
  * does. Savepoints, which no statement of ours takes, go to the adapter Flink returned.
  */
 class FlinklabJobClient implements JobClient, CoordinationRequestGateway {
-    /** The longest wait between two status polls of getJobExecutionResult. */
+    /** The longest wait between two status polls of getJobExecutionResult, and of a result's fetch. */
     private static final long MAX_POLL_MILLIS = 100;
+    /** The shortest wait between two polls of a result's fetch (a job's first moments). */
+    private static final long MIN_POLL_MILLIS = 5;
 
     private final RestClusterClient cluster;
     private final JobClient submitted;
     private final JobID id;
     private final ClassLoader loader;
     private final ScheduledExecutorService timer;
+
+    private final long born = System.currentTimeMillis();
+    private volatile Object endStatus = null;  // the globally terminal JobStatus, once seen (it cannot change)
 
     FlinklabJobClient(RestClusterClient cluster, JobClient submitted, ClassLoader loader,
                       ScheduledExecutorService timer) {
@@ -252,7 +328,29 @@ class FlinklabJobClient implements JobClient, CoordinationRequestGateway {
     }
 
     public CompletableFuture getJobStatus() {
-        return cluster.getJobStatus(id);
+        Object known = endStatus;
+        if (known != null) {
+            return CompletableFuture.completedFuture(known);
+        }
+        return cluster.getJobStatus(id).thenApply(new Function() {
+            public Object apply(Object status) {
+                if (((JobStatus) status).isGloballyTerminalState()) {
+                    endStatus = status;
+                }
+                return status;
+            }
+        });
+    }
+
+    /**
+     * How long a result's fetch waits between two polls now: a twentieth of the job's age, from MIN_POLL_MILLIS
+     * to MAX_POLL_MILLIS. A short job's end is seen within a few milliseconds, and a long one is polled no more
+     * often than Flink's own fetcher polls it (every 100 ms); a job polls about 20 * ln(age / 0.1 s) times in
+     * its first 2 s.
+     */
+    long pollMillis() {
+        long age = System.currentTimeMillis() - born;
+        return Math.max(MIN_POLL_MILLIS, Math.min(MAX_POLL_MILLIS, age / 20));
     }
 
     public CompletableFuture cancel() {
@@ -280,18 +378,63 @@ class FlinklabJobClient implements JobClient, CoordinationRequestGateway {
         cluster.reportHeartbeat(id, expiredTimestamp);
     }
 
+    /**
+     * A result fetch that waits, as a long-poll, up to MAX_POLL_MILLIS for rows or the job's end, polling at
+     * pollMillis(): it answers at once with rows, or when the job has ended (whose last rows are in its result),
+     * or after MAX_POLL_MILLIS with what the last poll answered (no rows, or its failure). Flink's fetcher sleeps
+     * 100 ms between two fetches and then asks for the status, so a job's end was seen 100-140 ms late; for the
+     * jobs of this client the fetcher's own sleep is off (FlinklabRowPump) and this paces it instead.
+     */
     public CompletableFuture sendCoordinationRequest(String operatorUid, CoordinationRequest request) {
-        return cluster.sendCoordinationRequest(id, operatorUid, request);
+        long deadline = System.currentTimeMillis() + MAX_POLL_MILLIS;
+        while (true) {
+            CompletableFuture reply = cluster.sendCoordinationRequest(id, operatorUid, request);
+            try {
+                if (FlinklabRows.hasRows(reply.get())) {
+                    return reply;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return reply;
+            } catch (ExecutionException e) {
+                // not running yet (or any other failure): polled again below, and answered as it is at the end
+            }
+            if (endStatus != null || jobEnded()) {
+                return reply;
+            }
+            long step = pollMillis();
+            if (System.currentTimeMillis() + step > deadline) {
+                return reply;
+            }
+            try {
+                Thread.sleep(step);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return reply;
+            }
+        }
+    }
+
+    private boolean jobEnded() {
+        try {
+            return ((JobStatus) getJobStatus().get()).isGloballyTerminalState();
+        } catch (Exception e) {
+            return false;  // the fetcher's own status call decides what an unreachable job means
+        }
     }
 
     /**
-     * Waits for the job's end by its status, polled at most MAX_POLL_MILLIS apart, then asks for its result once.
+     * Waits for the job's end by its status, polled pollMillis() apart, then asks for its result once.
      * RestClusterClient.requestJobResult alone polls from the start with a wait that doubles up to 2 s, so a job
      * that ends after 0.7 s is seen at 1.27 s (an INSERT waits for this).
      */
     public CompletableFuture getJobExecutionResult() {
         final CompletableFuture ended = new CompletableFuture();
-        pollUntilEnded(ended, 10);
+        if (endStatus != null) {
+            ended.complete(endStatus);  // seen already: straight to the result
+        } else {
+            pollUntilEnded(ended);
+        }
         return ended.thenCompose(new Function() {
             public Object apply(Object status) {
                 return cluster.requestJobResult(id);
@@ -307,8 +450,8 @@ class FlinklabJobClient implements JobClient, CoordinationRequestGateway {
         });
     }
 
-    private void pollUntilEnded(final CompletableFuture ended, final long delayMillis) {
-        cluster.getJobStatus(id).whenComplete(new BiConsumer() {
+    private void pollUntilEnded(final CompletableFuture ended) {
+        getJobStatus().whenComplete(new BiConsumer() {
             public void accept(Object status, Object failure) {
                 if (failure != null) {
                     ended.completeExceptionally((Throwable) failure);
@@ -317,12 +460,82 @@ class FlinklabJobClient implements JobClient, CoordinationRequestGateway {
                 } else {
                     timer.schedule(new Runnable() {
                         public void run() {
-                            pollUntilEnded(ended, Math.min(2 * delayMillis, MAX_POLL_MILLIS));
+                            pollUntilEnded(ended);
                         }
-                    }, delayMillis, TimeUnit.MILLISECONDS);
+                    }, pollMillis(), TimeUnit.MILLISECONDS);
                 }
             }
         });
+    }
+}
+
+/**
+ * What the row pump needs to know of Flink's collect fetcher, by reflection (its fields are private): whether a
+ * fetch answered rows, and how to switch off its 100 ms sleep between two fetches when our JobClient paces them.
+ * Where a field is not found (another Flink version), nothing changes: Flink's own pacing stays.
+ */
+class FlinklabRows {
+    private static final String FETCHER = "org.apache.flink.streaming.api.operators.collect.CollectResultFetcher";
+
+    static boolean hasRows(Object response) {
+        if (response == null) {
+            return false;
+        }
+        try {
+            java.lang.reflect.Field field = response.getClass().getDeclaredField("serializedResults");
+            field.setAccessible(true);
+            return !((List) field.get(response)).isEmpty();
+        } catch (Exception e) {
+            return true;  // unknown: answer at once, as Flink's gateway would
+        }
+    }
+
+    /** Sets the retry sleep of the collect fetcher inside `rows` (a few fields deep) to 0; true when done. */
+    static boolean paceByJobClient(Object rows) {
+        Object fetcher = find(rows, 4);
+        if (fetcher == null) {
+            return false;
+        }
+        try {
+            java.lang.reflect.Field retry = fetcher.getClass().getDeclaredField("retryMillis");
+            retry.setAccessible(true);
+            retry.setInt(fetcher, 0);
+            return true;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    private static Object find(Object from, int depth) {
+        if (from == null || depth < 0) {
+            return null;
+        }
+        if (FETCHER.equals(from.getClass().getName())) {
+            return from;
+        }
+        for (Class type = from.getClass(); type != null && type != Object.class; type = type.getSuperclass()) {
+            java.lang.reflect.Field[] fields = type.getDeclaredFields();
+            for (int i = 0; i < fields.length; i++) {
+                java.lang.reflect.Field field = fields[i];
+                if (field.getType().isPrimitive() || java.lang.reflect.Modifier.isStatic(field.getModifiers())) {
+                    continue;
+                }
+                try {
+                    field.setAccessible(true);
+                    Object value = field.get(from);
+                    if (value == null || value.getClass().getName().startsWith("java.")) {
+                        continue;  // the JDK's own objects (strings, collections, futures) hold no fetcher
+                    }
+                    Object found = find(value, depth - 1);
+                    if (found != null) {
+                        return found;
+                    }
+                } catch (Exception e) {
+                    // a field we may not read: not the way to the fetcher
+                }
+            }
+        }
+        return null;
     }
 }
 
@@ -357,10 +570,13 @@ class FlinklabRowPump implements Runnable {
     private boolean done = false;
     private Throwable failure = null;
     private volatile boolean closed = false;
+    private final boolean paced;
 
     FlinklabRowPump(TableResultInternal result) {
         this.result = result;
         this.rows = result.collectInternal();
+        Optional job = result.getJobClient();
+        this.paced = job.isPresent() && job.get() instanceof FlinklabJobClient && FlinklabRows.paceByJobClient(rows);
         this.text = result.getRowDataToStringConverter();
         List columns = result.getResolvedSchema().getColumns();
         RowDataToJsonConverters converters = new RowDataToJsonConverters(
@@ -532,6 +748,11 @@ class FlinklabRowPump implements Runnable {
         readyJson.subList(0, n).clear();
         readyText.subList(0, n).clear();
         return out.toString();
+    }
+
+    /** Are the result's fetches paced by our JobClient (Flink's fixed 100 ms sleep between them off)? */
+    public boolean isPaced() {
+        return paced;
     }
 
     public synchronized Throwable getFailure() {

@@ -88,6 +88,15 @@ class GatewayApi:
     async def api_versions(self, request: Request) -> Response:
         return JSONResponse({"versions": [v.upper() for v in VERSIONS]})
 
+    async def warm_up(self, request: Request) -> Response:
+        """flinklab's own (not Flink's API): POST starts the cluster's warm-up (warmup.py) unless it ran, GET says
+        how far it is: {"state": "idle" | "running" | "done" | "failed", "seconds": ..., "planner": {the same}}."""
+        warm, planner = self.service.cluster_warm_up, self.service.planner_warm_up
+        state = warm.start() if request.method == "POST" else warm.state
+        return JSONResponse({"state": state, "seconds": warm.seconds,
+                             "planner": {"state": planner.state, "seconds": planner.seconds}},
+                            status_code=202 if state == "running" else 200)
+
     async def open_session(self, request: Request) -> Response:
         body = await _body(request)
         properties = _string_map(body.get("properties"), "properties")
@@ -205,6 +214,9 @@ def complete(session: Any, statement: str, position: int) -> list[str]:
         return merge(hints, extra_candidates(session, statement, position))
 
 
+#: flinklab's own endpoint (outside Flink's versioned API): the cluster's warm-up, which flink-up starts
+WARM_UP_PATH = "/flinklab/warm-up"
+
 #: (method, path, handler name, first version that has it)
 ENDPOINTS = [
     ("GET", "/api_versions", "api_versions", 1),
@@ -253,6 +265,7 @@ def create_app(service: GatewayService, *, token: str) -> TokenGate:
                 routes.append(Route(f"/{version}{path}", handler, methods=[method]))
         routes.append(Route(path, handler, methods=[method]))
 
+    routes.append(Route(WARM_UP_PATH, _guarded(api.warm_up), methods=["GET", "POST"]))  # flinklab's own
     routes += webui.routes(service.config)  # the cluster's Web UI under /cluster/ (webui.py)
 
     async def not_found(request: Request, exc: Exception) -> Response:

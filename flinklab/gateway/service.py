@@ -8,6 +8,7 @@ waits for the first to produce its result, as in Flink where a session executes 
 from __future__ import annotations
 
 import contextlib
+import logging
 import ssl
 import threading
 import time
@@ -24,6 +25,9 @@ from flinklab.gateway.jvm import Jvm
 from flinklab.gateway.operations import Operation
 from flinklab.gateway.results import ResultSource
 from flinklab.gateway.session import Session
+from flinklab.gateway.warmup import DRY_TARGET, WarmUp, warm_cluster, warm_planner
+
+log = logging.getLogger("flinklab.gateway")
 
 #: Flink's `sql-gateway.session.idle-timeout` and `sql-gateway.session.check-interval` defaults.
 DEFAULT_IDLE_TIMEOUT = 600.0
@@ -79,6 +83,10 @@ class GatewayService:
         self._stopped = threading.Event()
         self._expiry = threading.Thread(target=self._expire_loop, name="flinklab-session-expiry", daemon=True)
         self._expiry.start()
+        #: the planner's warm-up (the gateway process starts it once it serves) and the cluster's (one tiny job,
+        #: started by `POST /flinklab/warm-up` once the cluster is ready): flinklab/gateway/warmup.py
+        self.planner_warm_up = WarmUp("planner", lambda: warm_planner(jvm))
+        self.cluster_warm_up = WarmUp("cluster", lambda: warm_cluster(jvm, self.cluster_conf()))
 
     # ---- sessions --------------------------------------------------------------------------------------
 
@@ -194,9 +202,10 @@ class GatewayService:
                 self.close_session(handle)
 
     def warm_up(self) -> None:
-        """Build a TableEnvironment and plan one query, so the first learner's statement finds the planner warm."""
-        # not registered: no client can see or expire it; it plans only, so it needs no cluster to be there yet
-        session = Session(self.jvm, {"execution.target": "remote", "rest.address": "127.0.0.1", "rest.port": "1"})
+        """Build a TableEnvironment and plan one query, so the first learner's statement finds the planner loaded
+        (the rest of the planner's warm-up, planner_warm_up, runs on a thread once the gateway serves)."""
+        # not registered: no client can see or expire it; the dry run submits nothing, so no cluster is needed yet
+        session = Session(self.jvm, {"execution.target": DRY_TARGET})
         try:
             session.execute("EXPLAIN SELECT 1")
         finally:

@@ -165,6 +165,11 @@ class Session:
             self._remember_created_table(tenv, operation)
         return ResultSource.from_table_result(self.jvm, result, is_query=kind == "query")
 
+    def plan(self, statement: str) -> None:
+        """Plan and execute one statement, its result left unread (the warm-up's dry runs: nothing to read)."""
+        tenv = self.env()
+        self._worker.execute(tenv, self._parse_one(tenv, statement))
+
     def _remember_created_table(self, tenv: Any, operation: Any) -> None:
         """A CREATE/REPLACE TABLE ... AS SELECT: log its table as `SHOW CREATE TABLE` prints it, so a rebuilt
         TableEnvironment (a new runtime mode) has the table without running the query again."""

@@ -23,6 +23,8 @@ from flinklab.errors import ClusterError
 
 #: The API version this client speaks (configure-session needs v2 or later).
 API_VERSION = "v3"
+#: flinklab's gateway's own endpoint for its cluster warm-up (flinklab.gateway.app.WARM_UP_PATH)
+WARM_UP_PATH = "/flinklab/warm-up"
 _SERVER_SIDE_START = "<Exception on server side:\n"
 _SERVER_SIDE_END = "End of exception on server side>"
 
@@ -214,6 +216,11 @@ class GatewayClient:
 
     def info(self) -> dict[str, Any]:
         return self._call("GET", self._v("/info"), public=True)
+
+    def warm_up(self, start: bool = True) -> dict[str, Any]:
+        """flinklab's gateway only (not Flink's API): start its cluster warm-up (or, `start=False`, ask how far it
+        is): {"state": "idle" | "running" | "done" | "failed", "seconds": ...}."""
+        return self._call("POST" if start else "GET", WARM_UP_PATH)
 
     def open_session(self, properties: Mapping[str, str] | None = None, name: str | None = None) -> str:
         body: dict[str, Any] = {"properties": dict(properties or {})}

@@ -1,0 +1,139 @@
+"""The gateway's warm-up: a new JVM plans a learner's first statement in over a second, a new TaskManager runs its
+first task in two more; these run the same code paths first, so a learner's first call is as quick as the next.
+
+- `warm_planner` (on a thread, from the gateway's start: it answers before) plans statements of the kinds the labs
+  use (window TVF aggregation and Top-N, a GROUP BY, interval and temporal joins, a batch GROUP BY), each built
+  into its job (StreamGraph, user code serialized) by the dry-run executor (FlinklabDryRun): nothing is submitted,
+  so it needs no cluster, logs no error, and runs while the cluster starts.
+- `warm_cluster` (on a thread, when flink-up asks, the cluster being ready) runs one tiny job (a bounded datagen
+  source, a streaming GROUP BY, the collect sink every query uses) and reads its rows, as a learner's query does.
+
+Neither names a lab: the statements use connectors every Flink has (filesystem + csv, datagen).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+
+from flinklab.gateway.jvm import Jvm
+from flinklab.gateway.results import ResultSource
+from flinklab.gateway.session import Session
+
+log = logging.getLogger("flinklab.gateway")
+
+#: Flink's `execution.target` for the dry-run executor (FlinklabExecutors.DRY_TARGET).
+DRY_TARGET = "flinklab-dry-run"
+
+_EVENTS = ("CREATE TEMPORARY TABLE flinklab_warm_{name} (id STRING, k STRING, amount DECIMAL(10, 2), ts TIMESTAMP(3),"
+           " WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector' = 'filesystem',"
+           " 'path' = 'file:///flinklab-warm-up-never-read', 'format' = 'csv')")
+_VERSIONS = ("CREATE TEMPORARY TABLE flinklab_warm_rates (k STRING, rate DECIMAL(10, 4), ts TIMESTAMP(3),"
+             " WATERMARK FOR ts AS ts, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'filesystem',"
+             " 'path' = 'file:///flinklab-warm-up-never-read', 'format' = 'csv')")
+_TOTALS = ("SELECT window_start, window_end, k, COUNT(*) AS n, SUM(amount) AS total FROM TABLE(TUMBLE(TABLE "
+           "flinklab_warm_a, DESCRIPTOR(ts), INTERVAL '10' MINUTES)) GROUP BY window_start, window_end, k")
+
+PLANNER_TABLES: tuple[str, ...] = (_EVENTS.format(name="a"), _EVENTS.format(name="b"), _VERSIONS)
+#: Streaming statements, then (after SET batch) a batch one: the kinds of plan a lab's steps make. One of each
+#: kind: the first plan of a kind loads and compiles most of what it needs (3 s on a new JVM, 0.1-0.5 s after).
+STREAMING: tuple[str, ...] = (
+    _TOTALS,
+    f"SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY total DESC) AS rn "
+    f"FROM ({_TOTALS})) WHERE rn <= 3",
+    "SELECT k, COUNT(*) AS n, SUM(amount) AS total FROM flinklab_warm_a GROUP BY k",
+    "SELECT a.id, b.id, TIMESTAMPDIFF(SECOND, a.ts, b.ts) AS delay_s FROM flinklab_warm_a AS a, flinklab_warm_b AS b "
+    "WHERE a.id = b.id AND b.ts BETWEEN a.ts AND a.ts + INTERVAL '2' HOUR",
+    "SELECT a.id, r.rate, a.amount * r.rate AS converted FROM flinklab_warm_a AS a "
+    "JOIN flinklab_warm_rates FOR SYSTEM_TIME AS OF a.ts AS r ON a.k = r.k",
+)
+BATCH: tuple[str, ...] = ("SELECT k, COUNT(*) AS n FROM flinklab_warm_a GROUP BY k",)
+
+#: The cluster's warm-up job: bounded, tiny, on every Flink (datagen), through the collect sink.
+CLUSTER_TABLE = ("CREATE TEMPORARY TABLE flinklab_warm_rows (k INT, v BIGINT) WITH ('connector' = 'datagen', "
+                 "'number-of-rows' = '200', 'fields.k.min' = '1', 'fields.k.max' = '5')")
+CLUSTER_QUERY = "SELECT k, COUNT(*) AS n, SUM(v) AS total FROM flinklab_warm_rows GROUP BY k"
+#: The warm-up job's name on the cluster (`pipeline.name`)
+JOB_NAME = "flinklab warm-up"
+
+
+def warm_planner(jvm: Jvm, rounds: int = 1) -> float:
+    """Plan and build (never submit) the statements above `rounds` times; returns the seconds it took."""
+    started = time.monotonic()
+    session = Session(jvm, {"execution.target": DRY_TARGET})  # not registered: no client can see it
+    try:
+        for statement in PLANNER_TABLES:
+            session.execute(statement)
+        for _ in range(rounds):
+            _plan_all(session, STREAMING, "streaming")
+            _plan_all(session, BATCH, "batch")
+    finally:
+        session.close()
+    return time.monotonic() - started
+
+
+def _plan_all(session: Session, statements: Sequence[str], mode: str) -> None:
+    session.set("execution.runtime-mode", mode)
+    for statement in statements:
+        session.plan(statement)
+
+
+def warm_cluster(jvm: Jvm, cluster_conf: Mapping[str, str], timeout: float = 120.0) -> float:
+    """Run the tiny job on the cluster `cluster_conf` names and read its rows; returns the seconds it took.
+    Raises what the statement raised (the caller logs it: a warm-up never fails a gateway)."""
+    started = time.monotonic()
+    session = Session(jvm, cluster_conf)
+    source: ResultSource | None = None
+    try:
+        session.set("pipeline.name", JOB_NAME)  # so the Web UI (and a test) can tell it from a learner's
+        session.execute(CLUSTER_TABLE)
+        source = session.execute(CLUSTER_QUERY)
+        deadline = time.monotonic() + timeout
+        while not source.finished() and time.monotonic() < deadline:
+            source.take(1000, 1.0)
+        failure = source.failure()
+        if failure is not None:
+            raise RuntimeError(str(failure.toString()))
+    finally:
+        if source is not None:
+            source.close()
+        session.close()
+    return time.monotonic() - started
+
+
+class WarmUp:
+    """One warm-up of a gateway (`work()`, returning its seconds), run at most once, on a thread of its own:
+    `start()` begins it, `state` says how far it is (idle, running, done, failed). A warm-up that fails only says
+    so in the log (INFO): a cold planner or cluster is slower, not broken."""
+
+    def __init__(self, what: str, work: Callable[[], float]):
+        self.what = what
+        self._work = work
+        self._lock = threading.Lock()
+        self.state = "idle"
+        self.seconds: float | None = None
+
+    def start(self) -> str:
+        """Start it unless it ran or runs; the state after the call."""
+        with self._lock:
+            if self.state == "idle":
+                self.state = "running"
+                threading.Thread(target=self._run, name=f"flinklab-warm-up-{self.what}", daemon=True).start()
+            return self.state
+
+    def _run(self) -> None:
+        try:
+            self.seconds = self._work()
+        except Exception as exc:  # noqa: BLE001 - see the class docstring
+            log.info("%s warm-up did not run: %s", self.what, first_words(exc))
+            self.state = "failed"
+            return
+        log.info("%s warmed up in %.1f s", self.what, self.seconds)
+        self.state = "done"
+
+
+def first_words(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return (text.splitlines()[0] if text else type(exc).__name__)[:300]

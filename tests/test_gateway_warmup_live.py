@@ -1,0 +1,106 @@
+"""The gateway's warm-up (flinklab/gateway/warmup.py) and its paced result fetches, on the suite's real cluster:
+flink-up has the gateway run one tiny job, once, and nothing logs an error; the planner's dry runs submit nothing;
+a query's fetches are paced by flinklab's JobClient (Flink's fixed 100 ms sleep between them is off), and its rows
+are still all there, streaming or batch."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from flinklab.access import read_token
+from flinklab.cluster.base import resolve_rest_url
+from flinklab.environment import gateway
+from flinklab.flink.rest import FlinkRest
+from flinklab.gateway.warmup import JOB_NAME, warm_planner
+from flinklab.settings import Settings
+from flinklab.sqlclient.protocol import GatewayClient, UnauthorizedError
+
+pytestmark = pytest.mark.live
+
+
+@pytest.fixture(scope="module")
+def service(flink_cluster: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A gateway service on this test process's JVM (the one the suite's other in-process services share)."""
+    from flinklab.gateway.server import build_service
+
+    service = build_service(resolve_rest_url(flink_cluster),
+                            flink_cluster.with_overrides(state_dir=tmp_path_factory.mktemp("gw")))
+    try:
+        yield service
+    finally:
+        service.stop()
+
+
+def _warm_up_jobs(settings: Settings) -> list[str]:
+    return [job.state for job in FlinkRest(resolve_rest_url(settings)).jobs() if job.name == JOB_NAME]
+
+
+def test_flink_up_warms_its_cluster_once_without_an_error(flink_cluster: Settings) -> None:
+    client = GatewayClient(flink_cluster.gateway_url, token=lambda: read_token(flink_cluster.state_dir))
+    try:
+        state = client.warm_up(start=False)  # the suite's fixture waited for the warm-ups flink-up started
+        assert state["state"] == "done" and state["planner"]["state"] == "done", state
+        assert state["seconds"] > 0
+        assert _warm_up_jobs(flink_cluster) == ["FINISHED"]
+        assert client.warm_up()["state"] == "done"  # asked again (a second flink-up): nothing runs again
+        assert gateway.warm_cluster(flink_cluster) == "done"
+    finally:
+        client.close()
+    assert _warm_up_jobs(flink_cluster) == ["FINISHED"]
+    log = gateway.log_file(flink_cluster).read_text(encoding="utf-8", errors="replace")
+    assert "cluster warmed up in" in log and "planner warmed up in" in log
+    assert not [line for line in log.splitlines() if " ERROR " in line or "Exception" in line]
+
+
+def test_the_warm_up_endpoint_wants_the_token(flink_cluster: Settings) -> None:
+    stranger = GatewayClient(flink_cluster.gateway_url, token=lambda: "not-the-token")
+    try:
+        with pytest.raises(UnauthorizedError):
+            stranger.warm_up()
+    finally:
+        stranger.close()
+
+
+def test_the_planners_dry_runs_submit_nothing(flink_cluster: Settings, service: Any) -> None:
+    rest = FlinkRest(resolve_rest_url(flink_cluster))
+    before = {job.job_id for job in rest.jobs()}
+    assert warm_planner(service.jvm) > 0
+    assert {job.job_id for job in rest.jobs()} == before
+
+
+def _rows(source: Any) -> list[list[Any]]:
+    """Every row of a result source, its JSON format's fields, as the gateway's fetches take them."""
+    rows = []
+    while not source.finished():
+        page = source.take(1000, 5.0)
+        if page.count:
+            rows += [row["fields"] for row in json.loads(f"[{page.json_rows}]")]
+    return rows
+
+
+def test_a_querys_fetches_are_paced_by_flinklabs_job_client(service: Any) -> None:
+    session = service.open_session({"execution.runtime-mode": "batch"})
+    try:
+        source = session.execute("SELECT v, COUNT(*) AS n FROM (VALUES (1), (2), (2), (3)) AS t(v) GROUP BY v")
+        try:
+            assert source._pump.isPaced()  # Flink's collect fetcher was found and its own sleep switched off
+            assert sorted(_rows(source)) == [[1, 1], [2, 2], [3, 1]]
+            assert source.failure() is None
+        finally:
+            source.close()
+        session.set("execution.runtime-mode", "streaming")
+        session.execute("CREATE TEMPORARY TABLE ticks (x INT) WITH ('connector' = 'datagen', 'rows-per-second' = "
+                        "'20', 'number-of-rows' = '30', 'fields.x.kind' = 'sequence', 'fields.x.start' = '1', "
+                        "'fields.x.end' = '30')")
+        source = session.execute("SELECT x FROM ticks")
+        try:
+            assert source._pump.isPaced()
+            assert sorted(row[0] for row in _rows(source)) == list(range(1, 31))  # 1.5 s of rows, every one
+        finally:
+            source.close()
+    finally:
+        service.close_session(session.handle)
