@@ -67,3 +67,36 @@ def test_flinklab_help_lists_every_command(tmp_path):
     status, modules = _modules_after("main", "flinklab", ["--help"], tmp_path)
     assert status == 0
     assert {f"flinklab.cli.{m}" for m in COMMAND_MODULES} <= modules
+
+
+def test_sql_client_help_imports_neither_typer_nor_rich(tmp_path):
+    status, modules = _modules_after("sql_client_main", "sql-client.sh", ["--help"], tmp_path)
+    assert status == 0
+    assert not sorted(m for m in modules if m.split(".")[0] in ("typer", "rich", "click")), "--help built the app"
+    assert "flinklab.cli.sql_run" not in modules  # nor what a call needs
+
+
+def test_the_quick_help_lists_what_the_typer_app_parses():
+    """sql-client.sh --help (sql_options.quick_help) names every option the typer app accepts and shows, with its
+    flags, metavar and help, the mode argument and the summary; no hidden option."""
+    import typer.main
+
+    from flinklab.cli.sql import sql_client_app
+    from flinklab.cli.sql_options import quick_help
+
+    command = typer.main.get_command(sql_client_app)
+    text = quick_help()
+    lines = text.splitlines()
+    assert lines[0] == "Usage: sql-client.sh [OPTIONS] [gateway|embedded]"
+    assert command.help in text
+    shown = [p for p in command.params if not getattr(p, "hidden", False)]
+    for param in shown:
+        if param.param_type_name == "argument":
+            assert any(line.split() == [param.metavar, *param.help.split()] for line in lines), param.name
+            continue
+        left = f"{', '.join(param.opts)} {param.metavar}"
+        assert any(line.strip().startswith(left) and line.strip().endswith(param.help) for line in lines), left
+    hidden = [opt for p in command.params if getattr(p, "hidden", False) for opt in p.opts]
+    assert hidden and not [opt for opt in hidden if f" {opt}" in text or f"{opt}," in text]
+    options = [line for line in lines if line.startswith("  -")]
+    assert len(options) == len([p for p in shown if p.param_type_name == "option"]) + 1  # and --help

@@ -2,7 +2,8 @@
 
 Nothing heavy is imported here: `app` loads a command's module when the command is first asked for, and each entry
 point imports only what it runs (so `sql-client.sh --help` and `flinklab check` start without the cluster code).
-`sql-client.sh -f` imports neither typer nor rich (flinklab.cli.sql_run); the typer app is flinklab.cli.app.app.
+`sql-client.sh -f` and `--help` import neither typer nor rich (flinklab.cli.sql_run, sql_options); the typer app is
+flinklab.cli.app.app.
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ def flink_down_main() -> None:
 
 
 def sql_client_main() -> None:
+    if sys.argv[1:] == ["--help"]:  # the common case of help, printed before anything else is imported
+        from flinklab.cli.sql_options import quick_help
+
+        sys.stdout.write(quick_help())
+        sys.exit(0)
     from flinklab.cli.sql_run import quick_args, run_quick
 
     quick = quick_args(sys.argv[1:])

@@ -17,24 +17,27 @@ from typing import List, Optional
 import typer
 
 from flinklab.cli.app import command, friendly
+from flinklab.cli.sql_options import MODE, OPTIONS, SUMMARY
 from flinklab.cli.sql_run import endpoint_url, parse_defines, run_sql, sql_status
 from flinklab.errors import ExitStatus, UsageError
 
 __all__ = ["endpoint_url", "parse_defines", "run_sql", "sql", "sql_client_app", "sql_client_main"]
 
 # typer reads these annotations at run time: typing.Optional/List keep the CLI working on Python 3.9.
-INIT_OPT = typer.Option(
-    None, "-i", "--init", metavar="FILE", help="SQL run first to set up the session (DDL, SET). Repeatable."
-)
-FILE_OPT = typer.Option(None, "-f", "--file", metavar="FILE", help="Script to execute (default: read stdin).")
-DEFINE_OPT = typer.Option(None, "-D", metavar="KEY=VALUE", help="A session option, as `SET`. Repeatable.")
-ENDPOINT_OPT = typer.Option(
-    None, "-e", "--endpoint", metavar="HOST:PORT", help="The SQL gateway to use (with the `gateway` mode)."
-)
-HISTORY_OPT = typer.Option(
-    None, "-hist", "--history", metavar="PATH", help="The shell's history file (default ~/.flink-sql-history)."
-)
-SESSION_OPT = typer.Option(None, "-s", "--session", metavar="NAME", help="The name of the shell's session.")
+
+
+def _option(name: str) -> typer.models.OptionInfo:
+    """The typer option of sql_run.OPTIONS[name] (the table the quick `--help` prints)."""
+    flags, metavar, text = OPTIONS[name]
+    return typer.Option(None, *flags, metavar=metavar, help=text)
+
+
+INIT_OPT = _option("init")
+FILE_OPT = _option("file")
+DEFINE_OPT = _option("define")
+ENDPOINT_OPT = _option("endpoint")
+HISTORY_OPT = _option("history")
+SESSION_OPT = _option("session")
 JAR_OPT = typer.Option(None, "-j", "--jar", metavar="JAR", hidden=True)
 LIBRARY_OPT = typer.Option(None, "-l", "--library", metavar="DIR", hidden=True)
 PYTHON_OPTS = ("-pyfs", "--pyFiles", "-pyarch", "--pyArchives", "-pyexec", "--pyExecutable",
@@ -62,7 +65,7 @@ def sql(
 
 
 def _sql_client(
-    mode: Optional[str] = typer.Argument(None, metavar="[gateway|embedded]", help="Flink's client modes."),
+    mode: Optional[str] = typer.Argument(None, metavar=MODE[0], help=MODE[1]),
     init: Optional[List[Path]] = INIT_OPT,
     file: Optional[Path] = FILE_OPT,
     define: Optional[List[str]] = DEFINE_OPT,
@@ -95,7 +98,7 @@ def _sql_client(
 
 
 sql_client_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-sql_client_app.command()(friendly(_sql_client))
+sql_client_app.command(help=SUMMARY)(friendly(_sql_client))
 
 
 def sql_client_main() -> None:

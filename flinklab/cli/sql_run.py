@@ -12,13 +12,14 @@ import sys
 from pathlib import Path
 from typing import NoReturn, TextIO
 
+from flinklab.cli.sql_options import OPTIONS
 from flinklab.errors import ExitStatus, FlinklabError, UsageError
 from flinklab.settings import Settings
 from flinklab.sqlclient.sqlfiles import read_sql
 
-_INIT = ("-i", "--init")
-_FILE = ("-f", "--file")
-_DEFINE = ("-D",)
+_INIT = OPTIONS["init"][0]
+_FILE = OPTIONS["file"][0]
+_DEFINE = OPTIONS["define"][0]
 
 
 def parse_defines(items: list[str]) -> dict[str, str]:
