@@ -4,14 +4,20 @@ One script on purpose (~410 lines): one run boots one cluster and prints every f
 the gateway, cluster-start and shell sections are their own modules (bench_gateway, bench_cluster, shell_bench).
 
     .venv/bin/python scripts/bench.py [--backend local|docker] [--labs joins windows] [--skip-per-step] [--learners N]
+                                      [--no-attach]
                                       [--only cluster grader cli] [--grader-scales 1 10 100] [--json FILE]
 
 Uses its own temporary workspace, data and state dirs and a free REST port, so it never touches a running
 cluster or a learner's files. Figures:
 - `flink-up` cold (no gateway, and with it) beside the Flink distribution's own jobmanager.sh + taskmanager.sh
   start to the same readiness (`--start-rounds`, local backend); flink-up warm (already running), flink-down;
-- the gateway: a 50k-row streaming result; a 3-statement `sql-client.sh` call through the warm gateway vs the same
-  call `embedded` (a JVM per call, the old way) vs `sql-client.sh --help`;
+- the first 3-statement `sql-client.sh` call right after `flink-up`, and once the gateway's warm-ups ended;
+- the gateway: a 50k-row streaming result; the 3-statement call through the warm gateway (median of 20) beside its
+  job's REST duration, vs the same call `embedded` (a JVM per call, the old way) vs `sql-client.sh --help` beside
+  `python -c pass`; where a warm call's time goes, phase by phase (client start, session, DDL, SETs, planning and
+  upload, scheduling, the job, end-of-stream, close: the client's own request times and the JobManager's job
+  timestamps);
+- `flink-up --backend remote` attaching to the bench's cluster beside its gateway's own start (`--no-attach`);
 - per lab: the steps as separate `sql-client.sh -i ddl.sql -f STEP.sql` calls through the gateway vs
   `flinklab run LAB --solution` vs the sum of the Flink job durations (REST);
 - resident memory of the JobManager, TaskManagers and the gateway's JVM (after the labs, after the learners);
@@ -87,6 +93,8 @@ def main() -> int:
     ap.add_argument("--labs", nargs="+", default=["joins", "windows"])
     ap.add_argument("--learners", type=int, default=20, help="concurrent sessions running the joins lab (0: skip)")
     ap.add_argument("--skip-per-step", action="store_true", help="skip the one-call-per-step comparison")
+    ap.add_argument("--no-attach", dest="attach", action="store_false",
+                    help="skip `flink-up --backend remote` beside the gateway's own start")
     ap.add_argument("--start-rounds", type=int, default=2,
                     help="rounds of flink-up vs the distribution's own start (0: skip)")
     args = ap.parse_args()
@@ -112,6 +120,8 @@ def main() -> int:
         data = lab_data_files()
         bring_up(settings, data_files=data)  # what flink-up does: provision the data, start the gateway and the cluster
         cold = time.monotonic() - t0
+        section("first call")
+        bench_gateway.first_call(settings, row, figures)  # before anything else runs on the new cluster
         t0 = time.monotonic()
         bring_up(settings, data_files=data)
         warm = time.monotonic() - t0
@@ -134,6 +144,9 @@ def main() -> int:
                 big = time.monotonic() - t0
         row(f"{rows} streaming rows printed: wall (s)", f"{big:.1f}  ({rows / big:.0f} rows/s incl. job start)")
         bench_gateway.per_call(settings, row, figures)
+        if args.attach:
+            section("attach")
+            bench_gateway.attach(settings, root, row, figures)
 
         for name in args.labs:
             section(f"lab {name}")

@@ -5,6 +5,7 @@ Each figure is printed beside the floor it is compared with, measured in the sam
 
 from __future__ import annotations
 
+import json
 import statistics
 import subprocess
 import sys
@@ -46,27 +47,208 @@ def timed_call(args: list[str], settings: Settings, cwd: Path) -> float:
     return seconds
 
 
-def per_call(settings: Settings, row: Row, figures: dict) -> None:
-    """A 3-statement `sql-client.sh -i ddl.sql -f q.sql` through the warm gateway vs in-process (`embedded`)."""
+def call_files(settings: Settings) -> Path:
+    """The 3-statement call's files (a 5-row CSV, its DDL, the script) in a workspace dir of the bench."""
     work = settings.workspace_root / "bench-calls"
     work.mkdir(parents=True, exist_ok=True)
     (work / "orders.csv").write_text(ORDERS)
     (work / "ddl.sql").write_text(DDL.format(path=work / "orders.csv"))
     (work / "q.sql").write_text(THREE)
+    return work
+
+
+CALL = ["-i", "ddl.sql", "-f", "q.sql"]
+
+
+def new_jobs(settings: Settings, before: set[str]) -> list[dict]:
+    """The cluster's jobs not in `before`, with their details (REST)."""
+    rest = FlinkRest(resolve_rest_url(settings))
+    return [rest.job(job.job_id) for job in rest.jobs() if job.job_id not in before]
+
+
+def job_ids(settings: Settings) -> set[str]:
+    return {job.job_id for job in FlinkRest(resolve_rest_url(settings)).jobs()}
+
+
+def first_call(settings: Settings, row: Row, figures: dict) -> None:
+    """The first 3-statement call right after `flink-up` (the warm-up flink-up starts may still be running), then
+    one after the warm-up ended (as a person who reads flink-up's output first would call); each beside its job."""
+    work = call_files(settings)
+    for key, label in (("first_call_s", "first call right after flink-up"),
+                       ("first_call_after_warm_up_s", "  the next, once the gateway's warm-ups ended")):
+        if key == "first_call_after_warm_up_s":
+            figures["warm_up_wait_s"] = wait_for_warm_ups(settings)
+        before = job_ids(settings)
+        figures[key] = timed_call([sql_client_sh(), *CALL], settings, work)
+        jobs = [j for j in new_jobs(settings, before) if j.get("name") != "flinklab warm-up"]
+        job = sum((j["end-time"] - j["start-time"]) / 1000 for j in jobs)
+        row(f"{label} (s)", f"{figures[key]:.2f}  (its job {job:.2f} s)")
+    row("  waited for the warm-ups after flink-up returned (s)", f"{figures['warm_up_wait_s']:.1f}")
+
+
+def wait_for_warm_ups(settings: Settings, timeout: float = 300.0) -> float:
+    """Seconds until the gateway's warm-ups (planner, cluster) are no longer running."""
+    from flinklab.access import read_token
+    from flinklab.sqlclient.protocol import GatewayClient
+
+    client = GatewayClient(settings.gateway_url, token=lambda: read_token(settings.state_dir))
+    started = time.monotonic()
+    try:
+        while time.monotonic() - started < timeout:
+            state = client.warm_up(start=False)
+            if "running" not in (state["state"], state["planner"]["state"]):
+                break
+            time.sleep(0.05)
+    finally:
+        client.close()
+    return time.monotonic() - started
+
+
+def per_call(settings: Settings, row: Row, figures: dict, calls: int = 20) -> None:
+    """A 3-statement `sql-client.sh -i ddl.sql -f q.sql` through the warm gateway (median of `calls`) beside the
+    median REST duration of its jobs, vs in-process (`embedded`) and `sql-client.sh --help`; then where a call's
+    time goes, phase by phase (phase_table)."""
+    work = call_files(settings)
     base = [sql_client_sh()]
-    args = ["-i", "ddl.sql", "-f", "q.sql"]
-    timed_call(base + args, settings, work)  # the first call of this process tree warms the page cache
-    via_gateway = [timed_call(base + args, settings, work) for _ in range(5)]
-    embedded = [timed_call(base + ["embedded", *args], settings, work) for _ in range(2)]
-    help_floor = [timed_call(base + ["--help"], settings, work) for _ in range(3)]
+    timed_call(base + CALL, settings, work)  # the first call of this process tree warms the page cache
+    before = job_ids(settings)
+    via_gateway = [timed_call(base + CALL, settings, work) for _ in range(calls)]
+    jobs = [(j["end-time"] - j["start-time"]) / 1000 for j in new_jobs(settings, before)]
+    embedded = [timed_call(base + ["embedded", *CALL], settings, work) for _ in range(2)]
+    help_floor = [timed_call(base + ["--help"], settings, work) for _ in range(5)]
+    pass_floor = [timed_call([sys.executable, "-c", "pass"], settings, work) for _ in range(5)]
     figures["call_gateway_s"] = statistics.median(via_gateway)
+    figures["call_gateway_job_s"] = statistics.median(jobs) if jobs else 0.0
     figures["call_embedded_s"] = statistics.median(embedded)
     figures["call_help_s"] = statistics.median(help_floor)
-    row("3-statement sql-client.sh call, warm gateway (s, median of 5)", f"{figures['call_gateway_s']:.2f}")
+    figures["python_pass_s"] = statistics.median(pass_floor)
+    over = figures["call_gateway_s"] - figures["call_gateway_job_s"]
+    row(f"3-statement sql-client.sh call, warm gateway (s, median of {calls})",
+        f"{figures['call_gateway_s']:.2f}  (its job {figures['call_gateway_job_s']:.2f} s by REST; ours "
+        f"{over:.2f} s; target: job + 0.5 s and <= 1.3 s)")
+    if "first_call_s" in figures:
+        row("  first call after flink-up / a warm call",
+            f"{figures['first_call_s'] / figures['call_gateway_s']:.2f}x (after the warm-ups: "
+            f"{figures['first_call_after_warm_up_s'] / figures['call_gateway_s']:.2f}x; target <= 1.3x)")
     row("  the same call, embedded: a JVM per call (s, median of 2)",
         f"{figures['call_embedded_s']:.2f}  ({figures['call_embedded_s'] / figures['call_gateway_s']:.1f}x)")
-    row("  floor: sql-client.sh --help, no gateway call (s)", f"{figures['call_help_s']:.2f}")
+    row("  sql-client.sh --help (s; floor: python -c pass)",
+        f"{figures['call_help_s']:.3f}  (floor {figures['python_pass_s']:.3f}, "
+        f"{figures['call_help_s'] / figures['python_pass_s']:.1f}x; target <= 0.2 s)")
+    phase_table(settings, work, row, figures)
     door_cost(settings, work, row, figures)
+
+
+#: A call's phases, in order: (key, what it is)
+PHASES = (
+    ("start", "client start: interpreter, imports, settings (to its first request)"),
+    ("open", "gateway and cluster checks, session open and its configuration"),
+    ("ddl", "-i ddl.sql: configure-session"),
+    ("set", "2 SETs: execute, fetch, close, configuration read each"),
+    ("plan", "query: statement sent -> job at the JobManager (planning, JobGraph, upload)"),
+    ("schedule", "job INITIALIZING -> RUNNING (the JobManager schedules it)"),
+    ("job", "job RUNNING -> FINISHED (the cluster runs it)"),
+    ("eos", "job FINISHED -> the client has every row (end-of-stream seen)"),
+    ("close", "operation and session closed, client exits"),
+)
+
+_TRACE = """
+import json, sys, time
+t0 = time.time()
+from pathlib import Path
+from flinklab.cli.sql_run import quick_args
+from flinklab.environment.client import SqlClient
+from flinklab.settings import Settings
+from flinklab.sqlclient.client import run_invocation
+from flinklab.sqlclient.protocol import GatewayClient
+sent = []
+original = GatewayClient._send
+def send(self, method, path, payload, headers):
+    start = time.time()
+    answer = original(self, method, path, payload, headers)
+    sent.append([start, time.time(), method, path, answer[1][:200].decode("utf-8", "replace")])
+    return answer
+GatewayClient._send = send
+init, script, _ = quick_args(sys.argv[1:])
+imported = time.time()
+client = SqlClient(Settings.from_env())
+with open("/dev/null", "w") as out:
+    result = run_invocation(client, out, init_files=init, script_file=script)
+client.close()
+print(json.dumps({"t0": t0, "imported": imported, "sent": sent, "jobs": result.job_ids, "end": time.time()}))
+"""
+
+
+def phase_table(settings: Settings, work: Path, row: Row, figures: dict, calls: int = 10) -> None:
+    """Where a warm call's time goes: the call run `calls` times in a process of its own as sql-client.sh runs it
+    (its requests timed from inside), the job's own timestamps from the JobManager; the median of each phase."""
+    rest = FlinkRest(resolve_rest_url(settings))
+    per_phase: dict[str, list[float]] = {key: [] for key, _ in PHASES}
+    totals = []
+    for _ in range(calls):
+        spawned = time.time()
+        done = subprocess.run([sys.executable, "-c", _TRACE, *CALL], cwd=work, env=env_of(settings),
+                              capture_output=True, text=True, check=True)
+        ended = time.time()
+        trace = json.loads(done.stdout.strip().splitlines()[-1])
+        job = rest.job(trace["jobs"][-1])
+        stamps = {k: v / 1000 for k, v in job["timestamps"].items()}
+        sent = trace["sent"]
+        configure = next(i for i, s in enumerate(sent) if s[3].endswith("/configure-session"))
+        statements = [i for i, s in enumerate(sent) if s[3].endswith("/statements")]
+        query = statements[-1]
+        eos = next(i for i, s in enumerate(sent) if '"resultType":"EOS"' in s[4] and i > query)
+        marks = {
+            "start": (spawned, sent[0][0]), "open": (sent[0][0], sent[configure][0]),
+            "ddl": (sent[configure][0], sent[configure][1]), "set": (sent[configure][1], sent[query][0]),
+            "plan": (sent[query][0], stamps["INITIALIZING"]), "schedule": (stamps["INITIALIZING"], stamps["RUNNING"]),
+            "job": (stamps["RUNNING"], stamps["FINISHED"]), "eos": (stamps["FINISHED"], sent[eos][1]),
+            "close": (sent[eos][1], ended),
+        }
+        for key, (a, b) in marks.items():
+            per_phase[key].append(b - a)
+        totals.append(ended - spawned)
+    figures["phases_ms"] = {key: round(statistics.median(v) * 1000) for key, v in per_phase.items()}
+    row(f"where a warm call's time goes (ms, median of {calls}; total {statistics.median(totals):.2f} s)", "")
+    for key, text in PHASES:
+        row(f"  {text[:50]}", f"{figures['phases_ms'][key]:5d}")
+
+
+def attach(settings: Settings, root: Path, row: Row, figures: dict) -> None:
+    """`flink-up --backend remote` attaching to the bench's running cluster (its own state dir, a gateway of its
+    own, the data probe through that gateway) beside that gateway's own start to ready."""
+    from flinklab.environment import gateway
+
+    rest_url = resolve_rest_url(settings)
+    alone = Settings.from_env(state_dir=root / "gw-alone", gateway_port=_free_port(), backend="auto")
+    started = time.monotonic()
+    proc = gateway.start(alone, rest_url)
+    try:
+        gateway.wait_ready(alone, proc, 300)
+        own = time.monotonic() - started
+    finally:
+        gateway.stop(alone)
+    remote = {**env_of(settings), "FLINKLAB_STATE_DIR": str(root / "attach"), "FLINKLAB_BACKEND": "remote",
+              "FLINKLAB_GATEWAY_PORT": str(_free_port())}
+    started = time.monotonic()
+    done = subprocess.run([str(Path(sys.executable).with_name("flink-up")), "--backend", "remote", "--rest-url",
+                           rest_url], env=remote, capture_output=True, text=True, check=False)
+    took = time.monotonic() - started
+    subprocess.run([str(Path(sys.executable).with_name("flink-down"))], env=remote, capture_output=True, check=False)
+    if done.returncode != 0:
+        row("attach (flink-up --backend remote)", f"failed: {(done.stdout + done.stderr)[-300:]}")
+        return
+    figures.update(attach_s=took, gateway_start_s=own)
+    row("flink-up --backend remote, to ready (s)",
+        f"{took:.1f}  (the gateway's own start {own:.1f} s; +{took - own:.1f} s; target <= +2 s)")
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def door_cost(settings: Settings, work: Path, row: Row, figures: dict) -> None:
@@ -142,6 +324,7 @@ def lab_per_step(settings: Settings, lab_name: str, row: Row, figures: dict) -> 
             run = run_lab(settings, lab, solution=True, client=client, parallel=parallel)
             runs[parallel] = (time.monotonic() - started, run)
     workspace = settings.workspace(lab_name)
+    before = job_ids(settings)
     started = time.monotonic()
     for step in lab.steps:
         for name in step.writes:
@@ -151,8 +334,13 @@ def lab_per_step(settings: Settings, lab_name: str, row: Row, figures: dict) -> 
             subprocess.run(args, cwd=workspace, env=env_of(settings), stdout=out, stderr=subprocess.STDOUT,
                            check=False)
     per_step = time.monotonic() - started
-    row(f"{lab_name}: one sql-client.sh call per step, via the gateway (s)", f"{per_step:.1f}")
+    step_jobs = sum((j["end-time"] - j["start-time"]) / 1000 for j in new_jobs(settings, before)
+                    if j.get("end-time", -1) > 0)
+    row(f"{lab_name}: one sql-client.sh call per step, via the gateway (s)",
+        f"{per_step:.1f}  ({per_step / step_jobs:.2f}x its jobs' {step_jobs:.1f} s; target <= 1.6x)" if step_jobs
+        else f"{per_step:.1f}")
     figures[f"{lab_name}_per_step_calls_s"] = per_step
+    figures[f"{lab_name}_per_step_jobs_s"] = step_jobs
     for parallel, (wall, run) in runs.items():
         jobs = run.job_seconds or 0.0
         busy = busy_seconds(settings, run.job_ids)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -373,6 +374,26 @@ def test_gateway_mode_with_an_endpoint_as_flinks_client(flink_cluster: Settings,
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "|          42 |" in run.stdout and "Received a total of 1 row (" in run.stdout
+
+
+@pytest.mark.live
+def test_embedded_mode_starts_its_own_gateway_and_prints_the_same(flink_cluster: Settings, workdir: Path) -> None:
+    script = workdir / "embedded.sql"
+    script.write_text("SET 'sql-client.execution.result-mode' = 'tableau';\nSET 'execution.runtime-mode' = 'batch';\n"
+                      "SELECT 40 + 2 AS answer;\n")
+    env = cli_env(flink_cluster)
+    runs = {}
+    for mode, gateway_port in (("embedded", str(free_port())), ("gateway", str(flink_cluster.gateway_port))):
+        env["FLINKLAB_GATEWAY_PORT"] = gateway_port  # embedded: no gateway answers there, its own is used
+        args = [sql_client_sh(), *(["embedded"] if mode == "embedded" else []), "-f", str(script)]
+        runs[mode] = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300, check=False)
+        assert runs[mode].returncode == 0, runs[mode].stdout + runs[mode].stderr
+    assert "|     42 |" in runs["embedded"].stdout and "1 row in set (" in runs["embedded"].stdout
+
+    def without_time(text: str) -> str:
+        return re.sub(r"\(\d+\.\d+ seconds\)", "(T seconds)", text)
+
+    assert without_time(runs["embedded"].stdout) == without_time(runs["gateway"].stdout)
 
 
 @pytest.mark.live

@@ -27,7 +27,7 @@ class SqlClient(_GatewayClient):
         cluster_url = cluster_url or (resolve_rest_url(settings) if url is None else None)
         on_close, token = None, None
         if embedded:
-            self.cluster_url = cluster_url
+            self.settings, self.cluster_url = settings, cluster_url
             self.check_cluster()  # before a JVM starts: no cluster is the likelier mistake
             gateway = start_embedded(settings, cluster_url or resolve_rest_url(settings))
             url, token = gateway.url, gateway.token
