@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import wait_for_warm_up
 from docker_fixtures import (  # noqa: F401 - fixtures
     docker_client,
     docker_settings,
@@ -222,6 +223,7 @@ def test_without_java_the_gateway_jvm_runs_in_a_container_and_sql_client_uses_it
         SELECT COUNT(*) AS n, SUM(amount) AS total FROM tiny;
         """))
     rest = FlinkRest(settings.rest_url)
+    wait_for_warm_up(settings)  # the tiny job flink-up's gateway ran on this cluster, which had run none
     before = {j.job_id for j in rest.jobs()}
     done = subprocess.run(["sql-client.sh", "-i", "ddl.sql", "-f", "q.sql"], cwd=ws, capture_output=True,
                           text=True, timeout=300, env=no_java_env(settings, bin_dir(tmp_path / "c", with_docker=False)))

@@ -47,7 +47,8 @@ def test_flink_up_warms_its_cluster_once_without_an_error(flink_cluster: Setting
         assert state["seconds"] > 0
         assert _warm_up_jobs(flink_cluster) == ["FINISHED"]
         assert client.warm_up()["state"] == "done"  # asked again (a second flink-up): nothing runs again
-        assert gateway.warm_cluster(flink_cluster) == "done"
+        # a later flink-up finds a cluster that ran a job: its TaskManagers are warm, nothing is asked
+        assert gateway.warm_cluster(flink_cluster, resolve_rest_url(flink_cluster)) == "warm"
     finally:
         client.close()
     assert _warm_up_jobs(flink_cluster) == ["FINISHED"]

@@ -154,12 +154,18 @@ def stop(settings: Settings) -> bool:
     return bool(pids)
 
 
-def warm_cluster(settings: Settings) -> str:
-    """Ask this state dir's gateway to warm its cluster up (gateway/warmup.py: one tiny job, in the gateway's
-    background); returns the warm-up's state, or "unavailable" when the gateway cannot be asked (a warm-up is a
-    nicety: nothing fails for want of it)."""
+def warm_cluster(settings: Settings, rest_url: str) -> str:
+    """Ask this state dir's gateway to warm the cluster at `rest_url` up (gateway/warmup.py: one tiny job, in the
+    gateway's background), unless a job has run there already (its TaskManagers are warm: "warm"); returns the
+    warm-up's state, or "unavailable" when the gateway cannot be asked (a warm-up is a nicety: nothing fails for
+    want of it)."""
     from flinklab.sqlclient.protocol import GatewayClient, GatewayError
 
+    try:
+        if cluster_rest(rest_url, settings.state_dir).jobs():
+            return "warm"
+    except RestUnavailable:
+        return "unavailable"
     client = GatewayClient(settings.gateway_url, timeout=5.0, token=lambda: read_token(settings.state_dir))
     try:
         return str(client.warm_up().get("state", "unavailable"))

@@ -8,8 +8,9 @@ in it, not a change to any backend:
    give a remote backend the data probe it runs before it records the attachment;
 3. start the SQL gateway process unless a healthy one runs (flinklab.environment.gateway): its JVM warms up while
 4. `backend.up()` starts, repairs or attaches to the cluster and waits until it is ready;
-5. wait until the gateway answers (its planner is warm by then), and have it warm the cluster up (one tiny job in
-   its background: the first task of a TaskManager loads and compiles what every later one finds ready). A failed
+5. wait until the gateway answers (its planner is warm by then), and have it warm the cluster up unless a job ran
+   there already (one tiny job in its background: the first task of a TaskManager loads and compiles what every
+   later one finds ready). A failed
    cluster start stops the gateway it started; `bring_down` stops the gateway before the cluster.
 
 Both hold a lock on `state_dir/flinklab.lock` (fcntl.flock: the kernel drops it when the holder dies), so two
@@ -159,7 +160,8 @@ def _bring_up_locked(settings: Settings, say: ProgressFn, with_gateway: bool,
                 stop_cluster(settings)
         raise
     if wants_gateway and backend.owns_cluster:
-        gateway.warm_cluster(settings)  # a tiny job, in the gateway's background: flink-up does not wait for it
+        # a tiny job, on a cluster that ran none yet, in the gateway's background: flink-up does not wait for it
+        gateway.warm_cluster(settings, result.status.rest_url)
     if gateway_proc is not None:
         if not fresh_cluster:  # the cluster outlived a dead gateway: its queries can never be fetched now
             cancelled = gateway.cancel_orphaned_queries(result.status.rest_url, settings.state_dir)

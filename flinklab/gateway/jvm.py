@@ -63,6 +63,10 @@ def launch_gateway(settings: Settings, image: Callable[[], str] | None = None) -
                 os.environ["JAVA_HOME"] = saved
 
 
+_LOADER_ATTR = "_flinklab_helpers_loader"
+_LOADER_LOCK = threading.Lock()  # two services on one JVM compile the helpers once
+
+
 class Jvm:
     """The py4j gateway and the compiled helper classes; safe to use from many threads."""
 
@@ -72,13 +76,24 @@ class Jvm:
         self._classes: dict[str, Any] = {}
         self._lock = threading.Lock()
 
-    @cached_property
+    @property
     def _helpers_loader(self) -> Any:
-        compiler = self.jvm.org.codehaus.janino.SimpleCompiler()
-        compiler.setParentClassLoader(self.jvm.java.lang.Thread.currentThread().getContextClassLoader())
-        compiler.setTargetVersion(8)  # static interface methods (TableEnvironment.create)
-        compiler.cook(_HELPERS_SOURCE.read_text(encoding="utf-8"))
-        return compiler.getClassLoader()
+        """The class loader of the compiled helpers: one per JVM, kept on its py4j gateway. py4j caches a
+        method by its class's name, so a second loader's FlinklabWorker would be handed the first one's methods
+        ("object is not an instance of declaring class") when two services share a JVM (the test process)."""
+        with _LOADER_LOCK:
+            return self._shared_loader()
+
+    def _shared_loader(self) -> Any:
+        loader = vars(self.gateway).get(_LOADER_ATTR)  # not getattr: py4j's gateway answers any name
+        if loader is None:
+            compiler = self.jvm.org.codehaus.janino.SimpleCompiler()
+            compiler.setParentClassLoader(self.jvm.java.lang.Thread.currentThread().getContextClassLoader())
+            compiler.setTargetVersion(8)  # static interface methods (TableEnvironment.create)
+            compiler.cook(_HELPERS_SOURCE.read_text(encoding="utf-8"))
+            loader = compiler.getClassLoader()
+            setattr(self.gateway, _LOADER_ATTR, loader)
+        return loader
 
     def java_class(self, name: str) -> Any:
         """A Java Class object (ours or Flink's), looked up once."""
