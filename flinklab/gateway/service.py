@@ -25,7 +25,7 @@ from flinklab.gateway.jvm import Jvm
 from flinklab.gateway.operations import Operation
 from flinklab.gateway.results import ResultSource
 from flinklab.gateway.session import Session
-from flinklab.gateway.warmup import DRY_TARGET, WarmUp, warm_cluster, warm_planner
+from flinklab.gateway.warmup import DRY_TARGET, Traffic, WarmUp, warm_cluster, warm_planner
 
 log = logging.getLogger("flinklab.gateway")
 
@@ -85,8 +85,11 @@ class GatewayService:
         self._expiry.start()
         #: the planner's warm-up (the gateway process starts it once it serves) and the cluster's (one tiny job,
         #: started by `POST /flinklab/warm-up` once the cluster is ready): flinklab/gateway/warmup.py
-        self.planner_warm_up = WarmUp("planner", lambda: warm_planner(jvm))
-        self.cluster_warm_up = WarmUp("cluster", lambda: warm_cluster(jvm, self.cluster_conf()))
+        #: both give way to learners' statements (`traffic`: they wait for a quiet moment before each step)
+        self.traffic = Traffic()
+        self.planner_warm_up = WarmUp("planner", lambda: warm_planner(jvm, traffic=self.traffic))
+        self.cluster_warm_up = WarmUp("cluster", lambda: warm_cluster(jvm, self.cluster_conf(),
+                                                                        traffic=self.traffic))
 
     # ---- sessions --------------------------------------------------------------------------------------
 
@@ -159,7 +162,7 @@ class GatewayService:
         overrides = {str(k): str(v) for k, v in (execution_config or {}).items()}
 
         def work() -> ResultSource:
-            with session.lock:
+            with self.traffic.busy(), session.lock:
                 saved = {k: session.conf.get(k) for k in overrides}
                 for key, value in overrides.items():
                     session.set(key, value)

@@ -8,15 +8,20 @@ first task in two more; these run the same code paths first, so a learner's firs
 - `warm_cluster` (on a thread, when flink-up asks, the cluster being ready) runs one tiny job (a bounded datagen
   source, a streaming GROUP BY, the collect sink every query uses) and reads its rows, as a learner's query does.
 
+Both give way to a learner: before each step they wait for a quiet moment on the gateway (`Traffic`: no learner
+statement executing, none ended in the last second), so a statement that comes while they run competes with at
+most the one step in progress, never with the rest of the warm-up.
+
 Neither names a lab: the statements use connectors every Flink has (filesystem + csv, datagen).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from flinklab.gateway.jvm import Jvm
 from flinklab.gateway.results import ResultSource
@@ -59,30 +64,76 @@ CLUSTER_QUERY = "SELECT k, COUNT(*) AS n, SUM(v) AS total FROM flinklab_warm_row
 JOB_NAME = "flinklab warm-up"
 
 
-def warm_planner(jvm: Jvm, rounds: int = 1) -> float:
-    """Plan and build (never submit) the statements above `rounds` times; returns the seconds it took."""
+class Traffic:
+    """The learners' statements on a gateway, as a warm-up sees them: `busy()` wraps one statement's execution
+    (planning, submission), `wait_quiet()` returns once none executes and none ended in the last `quiet` seconds
+    (the gaps between one client's statements are milliseconds: a call's statements pass as one)."""
+
+    def __init__(self, quiet: float = 1.0):
+        self.quiet = quiet
+        self._changed = threading.Condition()
+        self._executing = 0
+        self._last_end = float("-inf")
+
+    @contextlib.contextmanager
+    def busy(self) -> Iterator[None]:
+        with self._changed:
+            self._executing += 1
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._executing -= 1
+                self._last_end = time.monotonic()
+                self._changed.notify_all()
+
+    def wait_quiet(self) -> float:
+        """Block until quiet; returns the seconds waited."""
+        started = time.monotonic()
+        with self._changed:
+            while True:
+                if self._executing:
+                    self._changed.wait()
+                    continue
+                left = self._last_end + self.quiet - time.monotonic()
+                if left <= 0:
+                    return time.monotonic() - started
+                self._changed.wait(left)
+
+
+#: for a warm-up run with no gateway around it (tests, benchmarks): always quiet
+ALWAYS_QUIET = Traffic(quiet=0.0)
+
+
+def warm_planner(jvm: Jvm, rounds: int = 1, traffic: Traffic = ALWAYS_QUIET) -> float:
+    """Plan and build (never submit) the statements above `rounds` times, each in a quiet moment of `traffic`;
+    returns the seconds it took."""
     started = time.monotonic()
     session = Session(jvm, {"execution.target": DRY_TARGET})  # not registered: no client can see it
     try:
         for statement in PLANNER_TABLES:
             session.execute(statement)
         for _ in range(rounds):
-            _plan_all(session, STREAMING, "streaming")
-            _plan_all(session, BATCH, "batch")
+            _plan_all(session, STREAMING, "streaming", traffic)
+            _plan_all(session, BATCH, "batch", traffic)
     finally:
         session.close()
     return time.monotonic() - started
 
 
-def _plan_all(session: Session, statements: Sequence[str], mode: str) -> None:
+def _plan_all(session: Session, statements: Sequence[str], mode: str, traffic: Traffic) -> None:
     session.set("execution.runtime-mode", mode)
     for statement in statements:
+        traffic.wait_quiet()
         session.plan(statement)
 
 
-def warm_cluster(jvm: Jvm, cluster_conf: Mapping[str, str], timeout: float = 120.0) -> float:
-    """Run the tiny job on the cluster `cluster_conf` names and read its rows; returns the seconds it took.
-    Raises what the statement raised (the caller logs it: a warm-up never fails a gateway)."""
+def warm_cluster(jvm: Jvm, cluster_conf: Mapping[str, str], timeout: float = 120.0,
+                 traffic: Traffic = ALWAYS_QUIET) -> float:
+    """Run the tiny job on the cluster `cluster_conf` names, in a quiet moment of `traffic`, and read its rows;
+    returns the seconds it took. Raises what the statement raised (the caller logs it: a warm-up never fails a
+    gateway)."""
+    traffic.wait_quiet()
     started = time.monotonic()
     session = Session(jvm, cluster_conf)
     source: ResultSource | None = None
