@@ -121,10 +121,13 @@ def test_attach_run_check_detach_leaves_the_cluster_untouched(cluster: ComposeCl
     before = containers(docker_client, cluster.project)
     assert len(before) == 2 and all(status == "running" for _, status, _, _ in before.values()), before
 
+    earlier = {job.job_id for job in FlinkRest(cluster.url).jobs()}
     up = flinklab(cluster, state, "flink-up", "--backend", "remote", "--rest-url", cluster.url)
     assert up.returncode == 0, up.stdout + up.stderr
     assert "backend: remote" in up.stdout and f"reads all {len(LAB_CSVS)} lab data file(s)" in up.stdout
     assert (state / "cluster.json").is_file()
+    probes = [job for job in FlinkRest(cluster.url).jobs() if job.job_id not in earlier]
+    assert [job.state for job in probes] == ["FINISHED"], probes  # every file counted by one job
     status = flinklab(cluster, state, "flinklab", "status")
     assert status.returncode == 0, status.stdout + status.stderr
     assert "running, remote (attached)" in status.stdout and cluster.url in status.stdout

@@ -100,8 +100,9 @@ def typed_from_json(cls: type[T], data: object, path: Path, what: str) -> T:
     return cls(**data)
 
 
-def read_record(settings: Settings) -> ClusterRecord | None:
-    """The record of the running cluster, or None when `flink-up` has not started one (or it was torn down).
+def read_record(settings: Settings, details: bool = True) -> ClusterRecord | None:
+    """The record of the running cluster, or None when `flink-up` has not started one (or it was torn down);
+    `details=False` leaves its backend's details as JSON (a client that wants only the URL imports no backend).
 
     A file that is there but unusable raises RecordUnreadable: treating it as "nothing recorded" would let `up`
     start a second cluster beside the one it describes."""
@@ -117,7 +118,8 @@ def read_record(settings: Settings) -> ClusterRecord | None:
     record = typed_from_json(ClusterRecord, data, path, "record")  # `details` is still JSON here
     if record.backend not in backend_names():
         raise RecordUnreadable(path, f"unknown backend {record.backend!r}")
-    record.details = typed_from_json(backend_class(record.backend).Details, record.details, path, "details")
+    if details:
+        record.details = typed_from_json(backend_class(record.backend).Details, record.details, path, "details")
     return record
 
 
@@ -135,7 +137,7 @@ def remove_record(settings: Settings) -> None:
 
 def resolve_rest_url(settings: Settings) -> str:
     """The endpoint clients should use: the running cluster's recorded one, else the settings' one."""
-    record = read_record(settings)
+    record = read_record(settings, details=False)
     return record.rest_url if record else settings.rest_url
 
 

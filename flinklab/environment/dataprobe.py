@@ -2,7 +2,11 @@
 cluster sees it, and the counts are compared with the files of this host (the caller's list: every lab's CSVs,
 the ones `flink-up` provisions on this host for the other backends).
 
-The files are read with the `raw` format (one STRING column per line), so the probe needs no lab's schema. The
+The files are read with the `raw` format (one STRING column per line), so the probe needs no lab's schema: one
+table over the data dir, its files picked by name (`source.path.regex-pattern`) and told apart by their
+`file.path`, so the job has one source and one aggregation whatever the number of files. Only when that job fails
+or misses a file does the probe declare each file on its own and count it in a job of its own, to name the
+culprit (a file not there, not readable, or with other rows). The
 job runs through the SQL gateway `flink-up` starts anyway (a session of its own pointed at the cluster being
 attached, by `rest.address`/`rest.port`, before that cluster is recorded), exactly as the labs' jobs will: if the
 probe reads the data, so will they. Only without that gateway (`with_gateway=False`) does it start one in this
@@ -11,6 +15,7 @@ process (a JVM: about 10 s more). The JobManager must see the files too (it list
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -58,33 +63,55 @@ def probe_lab_data(settings: Settings, rest_url: str, data_files: Sequence[Path]
         parsed = urlparse(rest_url)
         session = api.open_session({"execution.runtime-mode": "batch", "rest.address": parsed.hostname or "",
                                     "rest.port": str(parsed.port or 8081)})
-        for index, path in enumerate(remote):
-            ddl = (f"CREATE TEMPORARY TABLE flinklab_probe_{index} (line STRING) WITH ("
-                   f"'connector' = 'filesystem', 'path' = {_sql_string(str(path))}, 'format' = 'raw')")
-            try:
-                _rows(api, session, ddl)
-            except GatewayError as exc:
-                raise ClusterError(f"The data probe could not declare {path}: {one_line(_why(exc), 200)}") \
-                    from None
-        union = " UNION ALL ".join(f"SELECT {i} AS f, COUNT(*) AS n FROM flinklab_probe_{i}"
-                                   for i in range(len(remote)))
-        try:
-            counts = _counts(api, session, union)
-        except GatewayError:  # the job failed: find the file, one job per file
-            counts = {}
-            for index, path in enumerate(remote):
-                try:
-                    counts.update(_counts(api, session,
-                                          f"SELECT {index} AS f, COUNT(*) AS n FROM flinklab_probe_{index}"))
-                except GatewayError as exc:  # any failure to read it is the user's to fix
-                    raise ClusterError(f"The cluster cannot read the lab data file {path} ({_why(exc)}).",
-                                       _hint(settings)) from None
+        counts = _counts_in_one_job(api, session, settings.data_dir, remote)
+        if counts is None:
+            counts = _counts_file_by_file(settings, api, session, remote)
     for index, (src, path) in enumerate(zip(sources, remote)):
         expected, found = line_count(src), counts.get(index)
         if found != expected:
             raise ClusterError(f"The lab data file {path} differs on the cluster: {found} rows there, {expected} "
                                f"in {src}.", _hint(settings))
     return remote
+
+
+def _counts_in_one_job(api: GatewayClient, session: str, data_dir: Path,
+                       remote: list[Path]) -> dict[int, int] | None:
+    """Each file's line count (by its index in `remote`) from one table over `data_dir` that reads only those
+    files; None when the job fails or a file has no count (absent, or empty: the slow path says which)."""
+    names = "|".join(re.escape(path.name) for path in remote)  # Java's regex reads Python's escapes alike
+    pattern = f"^(file:)?{re.escape(str(data_dir).rstrip('/'))}/({names})$"
+    ddl = ("CREATE TEMPORARY TABLE flinklab_probe (line STRING, path STRING NOT NULL METADATA FROM 'file.path') "
+           f"WITH ('connector' = 'filesystem', 'path' = {_sql_string(str(data_dir))}, 'format' = 'raw', "
+           f"'source.path.regex-pattern' = {_sql_string(pattern)})")
+    try:
+        _rows(api, session, ddl)
+        rows = _rows(api, session, "SELECT path, COUNT(*) AS n FROM flinklab_probe GROUP BY path")
+    except GatewayError:
+        return None
+    found = {re.sub(r"^file:(//)?", "", str(row[0])): int(row[1]) for row in rows}
+    counts = {index: found.get(str(path)) for index, path in enumerate(remote)}
+    if None in counts.values():
+        return None
+    return {index: int(count) for index, count in counts.items() if count is not None}
+
+
+def _counts_file_by_file(settings: Settings, api: GatewayClient, session: str, remote: list[Path]) -> dict[int, int]:
+    """Each file's line count, each file declared and counted on its own: a file the cluster cannot read is a
+    ClusterError naming it."""
+    counts: dict[int, int] = {}
+    for index, path in enumerate(remote):
+        ddl = (f"CREATE TEMPORARY TABLE flinklab_probe_{index} (line STRING) WITH ("
+               f"'connector' = 'filesystem', 'path' = {_sql_string(str(path))}, 'format' = 'raw')")
+        try:
+            _rows(api, session, ddl)
+        except GatewayError as exc:
+            raise ClusterError(f"The data probe could not declare {path}: {one_line(_why(exc), 200)}") from None
+        try:
+            counts.update(_counts(api, session, f"SELECT {index} AS f, COUNT(*) AS n FROM flinklab_probe_{index}"))
+        except GatewayError as exc:  # any failure to read it is the user's to fix
+            raise ClusterError(f"The cluster cannot read the lab data file {path} ({_why(exc)}).",
+                               _hint(settings)) from None
+    return counts
 
 
 def _probe_client(settings: Settings, rest_url: str, gateway_url: Callable[[], str] | None) -> SqlClient:
