@@ -43,17 +43,22 @@ def test_flink_up_warms_its_cluster_once_without_an_error(flink_cluster: Setting
     client = GatewayClient(flink_cluster.gateway_url, token=lambda: read_token(flink_cluster.state_dir))
     try:
         state = client.warm_up(start=False)  # the suite's fixture waited for the warm-ups flink-up started
-        assert state["state"] == "done" and state["planner"]["state"] == "done", state
-        assert state["seconds"] > 0
+        assert state["planner"]["state"] == "done", state
+        # one warm-up job ran on this cluster: by this gateway ("done"), or by an earlier one, when the suite
+        # restarted the gateway beside a cluster that had run jobs, which flink-up does not warm again ("idle")
         assert _warm_up_jobs(flink_cluster) == ["FINISHED"]
-        assert client.warm_up()["state"] == "done"  # asked again (a second flink-up): nothing runs again
+        assert state["state"] in ("done", "idle"), state
+        if state["state"] == "done":
+            assert state["seconds"] > 0
+            assert client.warm_up()["state"] == "done"  # asked again: nothing runs again
         # a later flink-up finds a cluster that ran a job: its TaskManagers are warm, nothing is asked
         assert gateway.warm_cluster(flink_cluster, resolve_rest_url(flink_cluster)) == "warm"
     finally:
         client.close()
     assert _warm_up_jobs(flink_cluster) == ["FINISHED"]
     log = gateway.log_file(flink_cluster).read_text(encoding="utf-8", errors="replace")
-    assert "cluster warmed up in" in log and "planner warmed up in" in log
+    assert "planner warmed up in" in log
+    assert "cluster warmed up in" in log or state["state"] == "idle"  # the log goes on across gateways
     assert not [line for line in log.splitlines() if " ERROR " in line or "Exception" in line]
 
 
