@@ -101,8 +101,17 @@ def test_later_starts_map_the_archives_and_replay_the_scripts_commands(tmp_path:
         while _archives(local) != {"jobmanager", "taskmanager"} and time.monotonic() < deadline:
             time.sleep(1)
         assert _archives(local) == {"jobmanager", "taskmanager"}, sorted((local / "cds").iterdir())
-        LocalBackend(settings).down()
+        lists = sorted((local / "cds").glob("*.classlist"))
+        assert len(lists) == 2, "the recording JVMs go on listing what they load after the first dump"
+        first = {path.name: path.stat().st_mtime_ns for path in (local / "cds").glob("*.jsa")}
+        LocalBackend(settings).down()  # dumps both archives again from the whole lists, then removes them
+        while any(path.exists() for path in lists) and time.monotonic() < deadline:
+            time.sleep(1)
+        assert not any(path.exists() for path in lists), sorted((local / "cds").iterdir())
+        assert {path.name: path.stat().st_mtime_ns for path in (local / "cds").glob("*.jsa")}.keys() == first.keys()
+        assert all(path.stat().st_mtime_ns != first[path.name] for path in (local / "cds").glob("*.jsa"))
         LocalBackend(settings).up()
+        assert not list((local / "cds").glob("*.classlist")), "a start that maps the archives lists nothing"
         LocalBackend(settings).down()
         recorded = json.loads((local / "launch" / "taskmanager-1.json").read_text())
         assert "--configDir" in recorded["argv"] and str(local / "conf") in recorded["argv"]

@@ -306,7 +306,9 @@ class LocalBackend:
         record = read_record(self.settings)
         pids: list[int] = []
         if record is not None and record.backend == self.name:
-            pids = _details(record).pids()
+            details = _details(record)
+            pids = details.pids()
+            self.jvms.start_final_cds_dumps({JOBMANAGER: details.jobmanager_pid, **details.taskmanager_pids})
         pids += [p for p in find_ours(self.conf_dir) if p not in pids]
         stopped = stop_ours(pids, self.conf_dir)
         if record is not None and record.backend == self.name:

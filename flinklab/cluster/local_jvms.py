@@ -14,6 +14,7 @@ from flinklab.cluster.cds import archive_path, cds_options, start_dump
 from flinklab.cluster.launch import LaunchCache, launch_key
 from flinklab.cluster.local_config import flink_home
 from flinklab.cluster.waits import JOBMANAGER, TASKMANAGER
+from flinklab.errors import ClusterError
 from flinklab.flink.java import find_java, java_env
 from flinklab.flink.procs import find_processes, process_args, stop_processes
 
@@ -145,6 +146,24 @@ class Jvms:
             argv = process_args(proc.pid) if proc is not None else None
             if argv:
                 start_dump(self.archive(component), argv[0], argv)
+
+    def start_final_cds_dumps(self, pids: dict[str, int]) -> None:
+        """As the cluster stops: dump its archives again, in the background, from the whole lists the recording
+        JVMs (`pids`: component -> pid, each checked to be ours) wrote while its jobs ran (flinklab.cluster.cds,
+        step 3). Nothing when this cluster recorded nothing (it mapped archives)."""
+        recording = {component: pid for component, pid in pids.items()
+                     if component in (JOBMANAGER, tm_name(1)) and is_ours(pid, self.conf_dir)}
+        if not recording:
+            return
+        try:
+            if self.java is None:
+                self.java = find_java()
+        except ClusterError:
+            return  # no java now: the next start dumps the list it finds
+        for component, pid in recording.items():
+            argv = process_args(pid)
+            if argv:
+                start_dump(self.archive(component), argv[0], argv, again=True)
 
     def cds_env(self, component: str) -> dict[str, str]:
         """The class-data-sharing options of `component` (flinklab.cluster.cds) in the scripts' per-component
