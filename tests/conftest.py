@@ -6,6 +6,7 @@
   `flink_cluster` also runs flinklab's SQL gateway process for it, as `flink-up` does.
 - `sql_client`: a client of that gateway (no JVM in the test process).
 - `wait_for_warm_up(settings)`: until the warm-ups `flink-up` starts in its gateway have ended.
+- `in_process_service`: a gateway service (no HTTP) on this test process's JVM, for the module, on that cluster.
 - `stranger`: a second Unix user for the module (root only; tests/second_user.py runs code as it).
 """
 
@@ -99,6 +100,20 @@ def wait_for_warm_up(settings: Settings, timeout: float = 300.0) -> dict:
             time.sleep(0.2)
     finally:
         client.close()
+
+
+@pytest.fixture(scope="module")
+def in_process_service(flink_cluster: Settings, tmp_path_factory: pytest.TempPathFactory):
+    """A gateway service on this test process's JVM (the one the suite's other in-process services share)."""
+    from flinklab.cluster.base import resolve_rest_url
+    from flinklab.gateway.server import build_service
+
+    service = build_service(resolve_rest_url(flink_cluster),
+                            flink_cluster.with_overrides(state_dir=tmp_path_factory.mktemp("gw")))
+    try:
+        yield service
+    finally:
+        service.stop()
 
 
 @pytest.fixture(scope="session")

@@ -3,33 +3,23 @@ tables and views with their columns, functions, options, and a catalog read agai
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from flinklab.cluster.base import resolve_rest_url
 from flinklab.gateway.completion import extra_candidates, snapshot_of
-from flinklab.settings import Settings
 
 pytestmark = pytest.mark.live
 
 
 @pytest.fixture(scope="module")
-def session(flink_cluster: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from flinklab.gateway.server import build_service
-
-    service = build_service(resolve_rest_url(flink_cluster),
-                            flink_cluster.with_overrides(state_dir=tmp_path_factory.mktemp("gw")))
-    try:
-        session = service.open_session({"execution.runtime-mode": "batch"})
-        session.execute("CREATE TABLE orders (order_id INT, amount DOUBLE) WITH ('connector' = 'datagen', "
-                        "'number-of-rows' = '1')")
-        session.execute("CREATE VIEW big AS SELECT * FROM orders WHERE amount > 10")
-        session.execute("CREATE TEMPORARY VIEW tmp_v AS SELECT order_id FROM orders")
-        yield session
-    finally:
-        service.stop()
+def session(in_process_service: Any) -> Any:
+    session = in_process_service.open_session({"execution.runtime-mode": "batch"})
+    session.execute("CREATE TABLE orders (order_id INT, amount DOUBLE) WITH ('connector' = 'datagen', "
+                    "'number-of-rows' = '1')")
+    session.execute("CREATE VIEW big AS SELECT * FROM orders WHERE amount > 10")
+    session.execute("CREATE TEMPORARY VIEW tmp_v AS SELECT order_id FROM orders")
+    return session
 
 
 def test_snapshot_reads_tables_views_functions_and_options(session: Any) -> None:

@@ -6,7 +6,6 @@ are still all there, streaming or batch."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -23,16 +22,8 @@ pytestmark = pytest.mark.live
 
 
 @pytest.fixture(scope="module")
-def service(flink_cluster: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A gateway service on this test process's JVM (the one the suite's other in-process services share)."""
-    from flinklab.gateway.server import build_service
-
-    service = build_service(resolve_rest_url(flink_cluster),
-                            flink_cluster.with_overrides(state_dir=tmp_path_factory.mktemp("gw")))
-    try:
-        yield service
-    finally:
-        service.stop()
+def service(in_process_service: Any) -> Any:
+    return in_process_service
 
 
 def _warm_up_jobs(settings: Settings) -> list[str]:
