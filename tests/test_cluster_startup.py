@@ -92,7 +92,8 @@ def _archives(local: Path) -> set[str]:
 @pytest.mark.live
 def test_later_starts_map_the_archives_and_replay_the_scripts_commands(tmp_path: Path) -> None:
     """The first start lists the classes and dumps the archives in the background once ready; the second maps
-    them (new options: the scripts run, and are recorded); the third, with the same inputs, replays them."""
+    them (new options: a new command, composed or the scripts', recorded); the third, with the same inputs,
+    replays it."""
     settings = make_settings(tmp_path, rest_port=free_port(), gateway_port=0, backend="local", slots=2)
     local = settings.state_dir / "local"
     try:

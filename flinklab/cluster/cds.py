@@ -8,8 +8,8 @@ Flink distribution), so a JDK or Flink upgrade starts a new one instead of using
 How an archive comes to be (a static archive: any Java from 11 on, nothing written while a JVM stops):
 1. a start without an archive has one JVM of each kind list the classes it loads (`-XX:DumpLoadedClassList`);
 2. once the cluster is ready, `start_dumps` runs `java -Xshare:dump` on that list in the background, at the lowest
-   priority, with the JVM's own classpath; it writes `KIND-KEY.jsa.tmp` and renames it when complete, so a start
-   only ever sees a whole archive;
+   priority (nice 19, and the idle I/O class where there is ionice), with the JVM's own classpath; it writes
+   `KIND-KEY.jsa.tmp` and renames it when complete, so a start only ever sees a whole archive;
 3. every later start maps it (`-XX:SharedArchiveFile`). A dump that failed leaves its log (`KIND-KEY.log`) and no
    archive: the next start lists and dumps again.
 
@@ -23,6 +23,7 @@ import hashlib
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -75,7 +76,10 @@ def start_dump(archive: Path, java: str, argv: list[str]) -> bool:
         return False
     dump = [java, "-Xshare:dump", f"-XX:SharedClassListFile={snapshot}", f"-XX:SharedArchiveFile={tmp}",
             "-classpath", classpath]
-    command = f"{shlex.join(['nice', '-n', '19', *dump])} && mv -f {shlex.quote(str(tmp))} " \
+    # The lowest CPU priority, and the idle I/O class where there is ionice (Linux): the cluster is ready and its
+    # first queries come now; the dump only takes what they leave.
+    lowest = ["nice", "-n", "19", *(["ionice", "-c", "3"] if shutil.which("ionice") else [])]
+    command = f"{shlex.join([*lowest, *dump])} && mv -f {shlex.quote(str(tmp))} " \
               f"{shlex.quote(str(archive))}; rm -f {shlex.quote(str(classes))} {shlex.quote(str(snapshot))}"
     with open(archive.with_suffix(".log"), "wb") as log:
         subprocess.Popen(["sh", "-c", command], stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,

@@ -229,6 +229,8 @@ class LocalBackend:
         details = _details(record)
         try:
             # All JVMs at once, like start-cluster.sh: TaskManagers retry until the JobManager's RPC port answers.
+            self.jvms.prepare({JOBMANAGER: "jobmanager.sh", **{tm_name(i): "taskmanager.sh"
+                                                               for i in range(1, s.taskmanagers + 1)}})
             details.jobmanager_pid = self.jvms.spawn(JOBMANAGER, "jobmanager.sh").pid
             for i in range(1, s.taskmanagers + 1):
                 details.taskmanager_pids[tm_name(i)] = self.jvms.spawn(tm_name(i), "taskmanager.sh").pid
