@@ -40,8 +40,11 @@ def test_composing_is_only_for_flinklabs_config_and_a_plain_environment(tmp_path
     for key in ("JVM_ARGS", "FLINK_ENV_JAVA_OPTS", "FLINK_ENV_JAVA_OPTS_TM", "HADOOP_CLASSPATH", "YARN_CONF_DIR"):
         env.pop(key, None)
     assert composer.usable(env, config)
-    for key in ("JVM_ARGS", "FLINK_ENV_JAVA_OPTS_TM", "HADOOP_CLASSPATH", "HBASE_CONF_DIR", "ROOT_LOG_LEVEL"):
-        assert not composer.usable({**env, key: "x"}, config), key
+    lib = str(backend.home / "lib")
+    assert composer.usable({**env, "FLINK_LIB_DIR": lib}, config)  # as pyflink sets it: the scripts' own
+    for key in ("JVM_ARGS", "FLINK_ENV_JAVA_OPTS_TM", "HADOOP_CLASSPATH", "HBASE_CONF_DIR", "ROOT_LOG_LEVEL",
+                "FLINK_LIB_DIR"):
+        assert not composer.usable({**env, key: "/x"}, config), key
     assert not composer.usable(env, config + 'env.log.max: "3"\n')  # an option the scripts read themselves
     assert not composer.usable(env, config + 'env.java.home: "/opt/jdk"\n')
     assert not composer.usable(env, config.replace("--add-exports", "$HOME/--add-exports", 1))  # `eval echo`

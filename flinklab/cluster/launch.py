@@ -138,9 +138,12 @@ SERVICES = {
                               "GET_TM_RESOURCE_PARAMS", "FLINK_ENV_JAVA_OPTS_TM"),
 }
 #: Variables the scripts read that would make them compute something else than `Composer` (set by the user).
-_SCRIPT_INPUTS = ("JVM_ARGS", "FLINK_ENV_JAVA_OPTS", "FLINK_BIN_DIR", "FLINK_LIB_DIR", "FLINK_OPT_DIR",
-                  "FLINK_PLUGINS_DIR", "FLINK_INHERITED_LOGS", "DYNAMIC_PARAMETERS", "MAX_LOG_FILE_NUMBER",
-                  "ROOT_LOG_LEVEL", "HADOOP_", "HBASE_", "YARN_", "JAVA_RUN")
+_SCRIPT_INPUTS = ("JVM_ARGS", "FLINK_ENV_JAVA_OPTS", "FLINK_INHERITED_LOGS", "DYNAMIC_PARAMETERS",
+                  "MAX_LOG_FILE_NUMBER", "ROOT_LOG_LEVEL", "HADOOP_", "HBASE_", "YARN_", "JAVA_RUN",
+                  "_FLINK_HOME_DETERMINED")
+#: The distribution's dirs the scripts take from the environment when set (pyflink sets some of them when
+#: imported): fine when they are the distribution's own, as Composer has them.
+_HOME_DIRS = {"FLINK_BIN_DIR": "bin", "FLINK_LIB_DIR": "lib", "FLINK_OPT_DIR": "opt", "FLINK_PLUGINS_DIR": "plugins"}
 #: Directories whose presence config.sh adds to the classpath.
 _SCRIPT_DIRS = ("/etc/hadoop/conf", "/etc/hbase/conf")
 #: A word `eval echo` in flink-console.sh leaves as it is (no quotes, $, globs or backslashes).
@@ -162,6 +165,8 @@ class Composer:
         """Whether the scripts would compute what `compose` does: flinklab's config (no `env.` option but the
         JVM options, all plain words) and no variable of the user's that the scripts read."""
         if any(key.startswith(_SCRIPT_INPUTS) for key in user_env) or any(os.path.isdir(d) for d in _SCRIPT_DIRS):
+            return False
+        if any(user_env.get(key, str(self.home / sub)) != str(self.home / sub) for key, sub in _HOME_DIRS.items()):
             return False
         for line in config_text.splitlines():
             key, _, value = line.partition(":")
@@ -212,13 +217,13 @@ class Composer:
         argv = [java, *jvm_params.split(), *opts, *log_setting, "-classpath", f"{self._classpath(env)}::::",
                 service.main, *args]
         added = {
-            "FLINK_BIN_DIR": str(self.home / "bin"), "FLINK_LIB_DIR": str(self.home / "lib"),
-            "FLINK_OPT_DIR": str(self.home / "opt"), "FLINK_PLUGINS_DIR": str(self.home / "plugins"),
+            **{key: str(self.home / sub) for key, sub in _HOME_DIRS.items()},
             "MAX_LOG_FILE_NUMBER": "10", "ROOT_LOG_LEVEL": "INFO", "JAVA_RUN": java, "PWD": str(cwd),
             "FLINK_ENV_JAVA_OPTS": " ".join(opts), "JVM_ARGS": f" {jvm_params}", "DYNAMIC_PARAMETERS": dynamic,
             "FLINK_INHERITED_LOGS": f"\n\n\nRESOURCE_PARAMS extraction logs:\njvm_params: {jvm_params}\n"
                                     f"dynamic_configs: {dynamic}\nlogs: {logs}\n",
         }
+        added = {key: value for key, value in added.items() if env.get(key) != value}  # as `record` has them
         return Launch(key="", argv=argv, env=added, out=f"{prefix}.out", err=f"{prefix}.err")
 
     def _helper_output(self, script: str, env: dict[str, str]) -> list[str] | None:
