@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -116,7 +117,13 @@ def test_later_starts_map_the_archives_and_replay_the_scripts_commands(tmp_path:
             assert "[warning][cds]" not in out and "[error][cds]" not in out, out[-2000:]
         jm = json.loads((settings.state_dir / "cluster.json").read_text())["details"]["jobmanager_pid"]
         args = Path(f"/proc/{jm}/cmdline").read_bytes().decode().split("\0")
-        assert f"-XX:SharedArchiveFile={next((local / 'cds').glob('jobmanager-*.jsa'))}" in args
+        archive = next((local / "cds").glob("jobmanager-*.jsa"))
+        assert f"-XX:SharedArchiveFile={archive}" in args
+        # mapped, not merely named: -Xshare:on refuses to start when the archive does not fit this classpath
+        classpath = args[args.index("-classpath") + 1]
+        check = subprocess.run([args[0], "-Xshare:on", f"-XX:SharedArchiveFile={archive}", "-Xlog:cds",
+                                "-classpath", classpath, "-version"], capture_output=True, text=True, check=False)
+        assert check.returncode == 0, check.stdout[-2000:] + check.stderr[-2000:]
     finally:
         LocalBackend(settings).down()
     assert find_ours(local / "conf") == []
