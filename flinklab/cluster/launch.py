@@ -151,6 +151,7 @@ _PLAIN_WORD = re.compile(r"^[\w./:=+,@%-]+$")
 _RESULT = "BASH_JAVA_UTILS_EXEC_RESULT:"
 #: The helper JVM runs for half a second: no optimising compiler, no parallel GC threads, no perf data file.
 _HELPER_OPTS = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData"]
+_HELPER_TIMEOUT = 120.0  # seconds; it takes under one alone on 2 cores
 
 
 class Composer:
@@ -231,8 +232,13 @@ class Composer:
         command = SERVICES[script].params
         if command not in self._output:
             self.start_params(script, env)
-            out, _ = self._params[command].communicate()
-            ok = self._params[command].returncode == 0
+            proc = self._params[command]
+            try:
+                out, _ = proc.communicate(timeout=_HELPER_TIMEOUT)
+            except subprocess.TimeoutExpired:  # then the scripts run, and their own helper JVMs say what is wrong
+                proc.kill()
+                out, _ = proc.communicate()
+            ok = proc.returncode == 0
             self._output[command] = out.decode(errors="replace").splitlines()[-1000:] if ok else None
         return self._output[command]
 
