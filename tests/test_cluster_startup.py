@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -92,7 +93,8 @@ def _archives(local: Path) -> set[str]:
 @pytest.mark.live
 def test_later_starts_map_the_archives_and_replay_the_scripts_commands(tmp_path: Path) -> None:
     """The first start lists the classes and dumps the archives in the background once ready; the second maps
-    them (new options: the scripts run, and are recorded); the third, with the same inputs, replays them."""
+    them (new options: a new command, composed or the scripts', recorded); the third, with the same inputs,
+    replays it."""
     settings = make_settings(tmp_path, rest_port=free_port(), gateway_port=0, backend="local", slots=2)
     local = settings.state_dir / "local"
     try:
@@ -124,7 +126,13 @@ def test_later_starts_map_the_archives_and_replay_the_scripts_commands(tmp_path:
             assert "[warning][cds]" not in out and "[error][cds]" not in out, out[-2000:]
         jm = json.loads((settings.state_dir / "cluster.json").read_text())["details"]["jobmanager_pid"]
         args = Path(f"/proc/{jm}/cmdline").read_bytes().decode().split("\0")
-        assert f"-XX:SharedArchiveFile={next((local / 'cds').glob('jobmanager-*.jsa'))}" in args
+        archive = next((local / "cds").glob("jobmanager-*.jsa"))
+        assert f"-XX:SharedArchiveFile={archive}" in args
+        # mapped, not merely named: -Xshare:on refuses to start when the archive does not fit this classpath
+        classpath = args[args.index("-classpath") + 1]
+        check = subprocess.run([args[0], "-Xshare:on", f"-XX:SharedArchiveFile={archive}", "-Xlog:cds",
+                                "-classpath", classpath, "-version"], capture_output=True, text=True, check=False)
+        assert check.returncode == 0, check.stdout[-2000:] + check.stderr[-2000:]
     finally:
         LocalBackend(settings).down()
     assert find_ours(local / "conf") == []

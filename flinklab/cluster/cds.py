@@ -10,8 +10,8 @@ How an archive comes to be (a static archive: any Java from 11 on, nothing writt
    the JVM goes on listing while it runs, so the list grows by what its jobs load (tasks, operators, the network
    stack, the table runtime: most of what makes a first job on a new TaskManager slow);
 2. once the cluster is ready, `start_dump` runs `java -Xshare:dump` on a copy of that list in the background, at
-   the lowest priority, with the JVM's own classpath; it writes `KIND-KEY.jsa.tmp` and renames it when complete,
-   so a start only ever sees a whole archive;
+   the lowest priority (nice 19, and the idle I/O class where there is ionice), with the JVM's own classpath; it
+   writes `KIND-KEY.jsa.tmp` and renames it when complete, so a start only ever sees a whole archive;
 3. when that cluster stops (`flink-down`), `start_dump(..., again=True)` dumps the archive once more from the
    whole list (what every job of that session loaded), then removes the list: the archives of the next starts
    hold the classes of a first job too (the first query after a cold start: 6.9-7.8 s -> 1.7-3.5 s for its job);
@@ -28,6 +28,7 @@ import hashlib
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -83,8 +84,11 @@ def start_dump(archive: Path, java: str, argv: list[str], again: bool = False) -
         return False
     dump = [java, "-Xshare:dump", f"-XX:SharedClassListFile={snapshot}", f"-XX:SharedArchiveFile={tmp}",
             "-classpath", classpath]
+    # The lowest CPU priority, and the idle I/O class where there is ionice (Linux): the cluster is ready and its
+    # first queries come now; the dump only takes what they leave.
+    lowest = ["nice", "-n", "19", *(["ionice", "-c", "3"] if shutil.which("ionice") else [])]
     done = [str(snapshot), *([str(classes)] if again else [])]
-    command = f"{shlex.join(['nice', '-n', '19', *dump])} && mv -f {shlex.quote(str(tmp))} " \
+    command = f"{shlex.join([*lowest, *dump])} && mv -f {shlex.quote(str(tmp))} " \
               f"{shlex.quote(str(archive))}; {shlex.join(['rm', '-f', *done])}"
     with open(archive.with_suffix(".log"), "wb") as log:
         subprocess.Popen(["sh", "-c", command], stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,

@@ -4,11 +4,15 @@ Layout under `state_dir/local/`: `conf/` (generated config.yaml + the package's 
 (Flink's log, .out/.err and our launch.log), `pid/<component>/` (the scripts' own pid files), `tmp/`.
 The pids flinklab relies on are the ones in the cluster record (state_dir/cluster.json).
 
-How the JVMs are launched, and why: we run the distribution's `bin/jobmanager.sh start-foreground` /
-`taskmanager.sh start-foreground` with Popen in a new session. The scripts compute the JVM memory flags and the
-TaskManager's dynamic memory options (BashJavaUtils) exactly as Flink expects, which is fragile to redo by hand;
-`start-foreground` `exec`s the JVM, so the pid Popen returns IS the JVM's pid (no pid-file parsing, no daemon
-double-fork race), and a new session keeps Ctrl-C in the user's terminal from reaching the cluster.
+How the JVMs are launched, and why: each JVM is the one the distribution's `bin/jobmanager.sh start-foreground` /
+`taskmanager.sh start-foreground` would exec, started with Popen in a new session. The JVM memory flags and the
+TaskManager's dynamic memory options always come from Flink's own BashJavaUtils, exactly as Flink expects (fragile
+to redo by hand). The command is the one recorded from the scripts' JVM for the same inputs, else the one
+flinklab.cluster.launch.Composer builds like flink-console.sh (BashJavaUtils run directly, once per kind), else
+the scripts run: their helper JVMs are most of a start on 2 cores. Either way the pid Popen returns IS the JVM's
+pid (`start-foreground` `exec`s it: no pid-file parsing, no daemon double-fork race), and a new session keeps
+Ctrl-C in the user's terminal from reaching the cluster. The JobManager and TaskManagers start at once; a
+TaskManager that asks before the ResourceManager is up asks again 200 ms later (local_config.py).
 
 This module is the backend (start, repair, stop, status, logs); the config it writes is local_config.py's, the
 launching and stopping of the JVMs local_jvms.py's.
@@ -229,6 +233,8 @@ class LocalBackend:
         details = _details(record)
         try:
             # All JVMs at once, like start-cluster.sh: TaskManagers retry until the JobManager's RPC port answers.
+            self.jvms.prepare({JOBMANAGER: "jobmanager.sh", **{tm_name(i): "taskmanager.sh"
+                                                               for i in range(1, s.taskmanagers + 1)}})
             details.jobmanager_pid = self.jvms.spawn(JOBMANAGER, "jobmanager.sh").pid
             for i in range(1, s.taskmanagers + 1):
                 details.taskmanager_pids[tm_name(i)] = self.jvms.spawn(tm_name(i), "taskmanager.sh").pid

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from flinklab.cluster.base import tm_name
 from flinklab.cluster.cds import archive_path, cds_options, start_dump
-from flinklab.cluster.launch import LaunchCache, launch_key
+from flinklab.cluster.launch import Composer, Launch, LaunchCache, launch_key
 from flinklab.cluster.local_config import flink_home
 from flinklab.cluster.waits import JOBMANAGER, TASKMANAGER
 from flinklab.errors import ClusterError
@@ -54,7 +54,9 @@ class Jvms:
         self._home: Path | None = None  # flink_home(), resolved once
         self.java: tuple[str, int] | None = None  # (java, major version), checked once
         self.launches = LaunchCache(local_dir / "launch")  # the scripts' commands (flinklab.cluster.launch)
-        self.launching: dict[str, tuple[str, dict[str, str], bool]] = {}  # component -> (key, env, replayed)
+        # component -> (key, env, how: "scripts", "replayed" (a recorded command) or "composed" (Composer's))
+        self.launching: dict[str, tuple[str, dict[str, str], str]] = {}
+        self._composer: Composer | None = None
 
     @property
     def home(self) -> Path:
@@ -78,21 +80,17 @@ class Jvms:
             except subprocess.TimeoutExpired:
                 pass
 
-    def spawn(self, component: str, script: str) -> subprocess.Popen:
-        """Launch one JVM through Flink's script in the foreground mode, detached into its own session."""
+    def inputs(self, component: str) -> tuple[dict[str, str], str, str]:
+        """The scripts' environment for `component`, the config they read and the key of both."""
         if self.env is None or self.java is None:  # a repair: no full preflight (its ports are in use by design)
             self.java = find_java()
             self.env = java_env(self.java[0])
-        log_dir = self.log_dir / component
-        pid_dir = self.pid_dir / component
-        log_dir.mkdir(parents=True, exist_ok=True)
-        pid_dir.mkdir(parents=True, exist_ok=True)
         env = {
             **self.env,
             "FLINK_HOME": str(self.home),
             "FLINK_CONF_DIR": str(self.conf_dir),
-            "FLINK_LOG_DIR": str(log_dir),
-            "FLINK_PID_DIR": str(pid_dir),
+            "FLINK_LOG_DIR": str(self.log_dir / component),
+            "FLINK_PID_DIR": str(self.pid_dir / component),
             "FLINK_IDENT_STRING": IDENT,
             "STD_REDIRECT_TO_FILE": "true",  # the JVM's stdout/stderr go to .out/.err next to its log
             **self.cds_env(component),
@@ -101,8 +99,41 @@ class Jvms:
             config_text = (self.conf_dir / "config.yaml").read_text()
         except OSError:
             config_text = ""
-        key = launch_key(component, config_text, env, self.java[0], self.home)
-        launch = self.launches.get(component, key)
+        return env, config_text, launch_key(component, config_text, env, self.java[0], self.home)
+
+    @property
+    def composer(self) -> Composer:
+        if self._composer is None:
+            assert self.java is not None
+            self._composer = Composer(self.home, self.conf_dir, self.java[1])
+        return self._composer
+
+    def _composing(self, component: str, config_text: str, key: str) -> bool:
+        """Whether `component` is launched from Composer's command (no recorded one; inputs Composer knows)."""
+        assert self.env is not None
+        return (self.launches.get(component, key) is None and self.launches.may_compose(component, key)
+                and self.composer.usable(self.env, config_text))
+
+    def prepare(self, components: dict[str, str]) -> None:
+        """Before spawning `components` (component -> script): start, all at once, the helper JVMs of those
+        whose command will be composed, so that none waits for another's."""
+        for component, script in components.items():
+            env, config_text, key = self.inputs(component)
+            if self._composing(component, config_text, key):
+                self.composer.start_params(script, env)
+
+    def spawn(self, component: str, script: str) -> subprocess.Popen:
+        """Launch one JVM detached into its own session: the command recorded for the same inputs, else the one
+        Composer builds, else through Flink's script in the foreground mode."""
+        env, config_text, key = self.inputs(component)
+        log_dir = self.log_dir / component
+        log_dir.mkdir(parents=True, exist_ok=True)
+        (self.pid_dir / component).mkdir(parents=True, exist_ok=True)
+        launch: Launch | None = self.launches.get(component, key)
+        how = "replayed" if launch is not None else "scripts"
+        if launch is None and self._composing(component, config_text, key):
+            launch = self.composer.compose(script, env, log_dir, self.local_dir)
+            how = "composed" if launch is not None else "scripts"
         with open(log_dir / "launch.log", "ab") as launch_log:
             if launch is None:
                 proc = subprocess.Popen(
@@ -110,27 +141,33 @@ class Jvms:
                     env=env, cwd=str(self.local_dir), stdin=subprocess.DEVNULL, stdout=launch_log,
                     stderr=subprocess.STDOUT, start_new_session=True,
                 )
-            else:  # the command the scripts computed last time for the same inputs, without their helper JVMs
-                launch_log.write(f"flinklab: running the command {script} computed before "
-                                 f"({self.launches.directory / component}.json)\n".encode())
+            else:  # the scripts' command without their helper JVMs: recorded last time, or composed now
+                why = (f"the command {script} computed before ({self.launches.directory / component}.json)"
+                       if how == "replayed" else f"the command {script} computes (its memory flags from BashJavaUtils)")
+                launch_log.write(f"flinklab: running {why}\n".encode())
                 with open(launch.out, "wb") as out, open(launch.err, "wb") as err:
                     proc = subprocess.Popen(
                         launch.argv, env={**env, **launch.env}, cwd=str(self.local_dir), stdin=subprocess.DEVNULL,
                         stdout=out, stderr=err, start_new_session=True,
                     )
         self.procs[component] = proc
-        self.launching[component] = (key, env, launch is not None)
+        self.launching[component] = (key, env, how)
         return proc
 
     def remember_launches(self, started: bool) -> None:
-        """After a start or repair: record the scripts' commands of the JVMs that `started`; forget replayed ones
-        that did not (the next start goes through the scripts)."""
-        for component, (key, env, replayed) in self.launching.items():
-            if not started and replayed:
+        """After a start or repair: record the commands of the JVMs that `started` (the scripts' or composed);
+        forget replayed ones that did not, and compose no more for the inputs of composed ones that did not (the
+        next start goes through the scripts)."""
+        for component, (key, env, how) in self.launching.items():
+            if not started and how == "replayed":
                 self.launches.forget(component)
-            elif started and not replayed and self.procs[component].poll() is None:
+            elif not started and how == "composed":
+                self.launches.composed_failed(component, key)
+            elif started and how != "replayed" and self.procs[component].poll() is None:
                 self.launches.record(component, key, self.procs[component].pid, env)
         self.launching.clear()
+        if self._composer is not None:
+            self._composer.close()
 
     def archive(self, component: str) -> Path:
         """The class-data-sharing archive of `component`'s kind (flinklab.cluster.cds)."""

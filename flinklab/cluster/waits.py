@@ -20,7 +20,7 @@ JOBMANAGER = "jobmanager"
 TASKMANAGER = "taskmanager"
 #: Seconds between readiness checks: a check is one local GET (refused at once while the JVM starts), so a short
 #: interval costs nothing and keeps `flink-up` from sleeping past the moment the cluster is ready.
-POLL_INTERVAL = 0.1
+POLL_INTERVAL = 0.05
 
 
 @dataclass
