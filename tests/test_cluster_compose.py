@@ -126,7 +126,7 @@ def test_a_first_start_is_composed_and_dumps_its_archives_at_the_lowest_priority
             # started together, a TaskManager may ask before the ResourceManager is up: then again 200 ms later
             assert "retrying in 10000 ms" not in text, component
         config = (local / "conf" / "config.yaml").read_text()
-        assert 'cluster.registration.error-delay: "200 ms"' in config
+        assert 'cluster.registration.error-delay: "200ms"' in config
         assert dumping, sorted((local / "cds").iterdir())
         for pid in dumping:
             stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()

@@ -55,9 +55,6 @@ def write_config(conf_dir: Path, home: Path, settings: Settings, tmp_dir: Path, 
         "rest.address": s.rest_host,
         "rest.bind-address": s.bind_host,
         "rest.port": s.rest_port,
-        # The JVMs start together, so a TaskManager often asks before the ResourceManager is up: Flink then waits
-        # this long before asking again (default 10 s, most of a start). One local connection attempt is cheap.
-        "cluster.registration.error-delay": "200 ms",
         **cluster_options(s),  # the options every flinklab cluster shares (flinklab.flink.options)
         "io.tmp.dirs": str(tmp_dir),
         "web.tmpdir": str(tmp_dir / "web"),

@@ -30,6 +30,9 @@ BEHAVIOUR_OPTIONS: dict[str, str] = {
     # defaults to slot.request.timeout): a class's queries would fail while classmates' jobs hold the slots.
     # With a long start-up period they wait for a slot (up to slot.request.timeout), as batch jobs do.
     "resourcemanager.standalone.start-up-time": STANDALONE_START_UP_TIME,
+    # JobManager and TaskManagers start together, so a TaskManager often asks before the ResourceManager is up:
+    # Flink then waits this long before asking again (default 10 s, most of a start). An attempt is cheap.
+    "cluster.registration.error-delay": "200ms",
 }
 
 
