@@ -89,10 +89,10 @@ def _counts_in_one_job(api: GatewayClient, session: str, data_dir: Path,
     except GatewayError:
         return None
     found = {re.sub(r"^file:(//)?", "", str(row[0])): int(row[1]) for row in rows}
-    counts = {index: found.get(str(path)) for index, path in enumerate(remote)}
-    if None in counts.values():
+    try:
+        return {index: found[str(path)] for index, path in enumerate(remote)}
+    except KeyError:  # a file without a count
         return None
-    return {index: int(count) for index, count in counts.items() if count is not None}
 
 
 def _counts_file_by_file(settings: Settings, api: GatewayClient, session: str, remote: list[Path]) -> dict[int, int]:
