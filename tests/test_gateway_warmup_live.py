@@ -1,5 +1,5 @@
 """The gateway's warm-up (flinklab/gateway/warmup.py) and its paced result fetches, on the suite's real cluster:
-flink-up has the gateway run one tiny job, once, and nothing logs an error; the planner's dry runs submit nothing;
+flink-up has the gateway run its two tiny jobs (streaming, batch) over a CSV file, once, and nothing logs an error; the planner's dry runs submit nothing;
 a query's fetches are paced by flinklab's JobClient (Flink's fixed 100 ms sleep between them is off), and its rows
 are still all there, streaming or batch."""
 
@@ -14,9 +14,9 @@ from flinklab.access import read_token
 from flinklab.cluster.base import resolve_rest_url
 from flinklab.environment import gateway
 from flinklab.flink.rest import FlinkRest
-from flinklab.gateway.warmup import JOB_NAME, warm_planner
+from flinklab.gateway.warmup import JOB_NAME, WARM_UP_FILE, warm_planner, warm_up_rows
 from flinklab.settings import Settings
-from flinklab.sqlclient.protocol import GatewayClient, UnauthorizedError
+from flinklab.sqlclient.protocol import WARM_UP_PATH, GatewayClient, GatewayError, UnauthorizedError
 
 pytestmark = pytest.mark.live
 
@@ -30,14 +30,24 @@ def _warm_up_jobs(settings: Settings) -> list[str]:
     return [job.state for job in FlinkRest(resolve_rest_url(settings)).jobs() if job.name == JOB_NAME]
 
 
+def _warm_up_job_types(settings: Settings) -> list[str]:
+    """The warm-up jobs' types (STREAMING / BATCH), oldest first."""
+    rest = FlinkRest(resolve_rest_url(settings))
+    jobs = sorted((rest.job(job.job_id) for job in rest.jobs() if job.name == JOB_NAME), key=lambda j: j["start-time"])
+    return [str(job.get("job-type")) for job in jobs]
+
+
 def test_flink_up_warms_its_cluster_once_without_an_error(flink_cluster: Settings) -> None:
     client = GatewayClient(flink_cluster.gateway_url, token=lambda: read_token(flink_cluster.state_dir))
     try:
         state = client.warm_up(start=False)  # the suite's fixture waited for the warm-ups flink-up started
         assert state["planner"]["state"] == "done", state
-        # one warm-up job ran on this cluster: by this gateway ("done"), or by an earlier one, when the suite
-        # restarted the gateway beside a cluster that had run jobs, which flink-up does not warm again ("idle")
-        assert _warm_up_jobs(flink_cluster) == ["FINISHED"]
+        # the warm-up's two jobs ran on this cluster, over its CSV file in the data dir (a streaming GROUP BY, then
+        # a batch one): by this gateway ("done"), or by an earlier one, when the suite restarted the gateway beside
+        # a cluster that had run jobs, which flink-up does not warm again ("idle")
+        assert _warm_up_jobs(flink_cluster) == ["FINISHED", "FINISHED"]
+        assert _warm_up_job_types(flink_cluster) == ["STREAMING", "BATCH"]
+        assert (flink_cluster.data_dir / WARM_UP_FILE).read_text() == warm_up_rows()
         assert state["state"] in ("done", "idle"), state
         if state["state"] == "done":
             assert state["seconds"] > 0
@@ -46,7 +56,7 @@ def test_flink_up_warms_its_cluster_once_without_an_error(flink_cluster: Setting
         assert gateway.warm_cluster(flink_cluster, resolve_rest_url(flink_cluster)) == "warm"
     finally:
         client.close()
-    assert _warm_up_jobs(flink_cluster) == ["FINISHED"]
+    assert _warm_up_jobs(flink_cluster) == ["FINISHED", "FINISHED"]
     log = gateway.log_file(flink_cluster).read_text(encoding="utf-8", errors="replace")
     assert "planner warmed up in" in log
     assert "cluster warmed up in" in log or state["state"] == "idle"  # the log goes on across gateways
@@ -60,6 +70,17 @@ def test_the_warm_up_endpoint_wants_the_token(flink_cluster: Settings) -> None:
             stranger.warm_up()
     finally:
         stranger.close()
+
+
+def test_the_warm_up_file_must_be_an_absolute_path(flink_cluster: Settings) -> None:
+    client = GatewayClient(flink_cluster.gateway_url, token=lambda: read_token(flink_cluster.state_dir))
+    try:
+        with pytest.raises(GatewayError) as caught:
+            client._call("POST", WARM_UP_PATH, {"csvPath": "data/warm.csv"})
+        assert caught.value.status == 400
+        assert "csvPath must be an absolute path" in str(caught.value)
+    finally:
+        client.close()
 
 
 def test_the_planners_dry_runs_submit_nothing(flink_cluster: Settings, service: Any) -> None:

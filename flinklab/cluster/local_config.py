@@ -12,7 +12,7 @@ from pathlib import Path
 from flinklab.errors import ClusterError
 from flinklab.flink.options import cluster_options
 from flinklab.flink.tls import RestTls
-from flinklab.settings import Settings
+from flinklab.settings import QUICK_JIT, Settings
 from flinklab.version import FLINK_VERSION
 
 
@@ -42,7 +42,7 @@ def write_config(conf_dir: Path, home: Path, settings: Settings, tmp_dir: Path, 
         if src.is_file() and src.name != "config.yaml":
             shutil.copyfile(src, conf_dir / src.name)
     options: dict[str, object] = {
-        "env.java.opts.all": default_java_opts(home),  # the --add-opens Java 17 needs
+        "env.java.opts.all": f"{default_java_opts(home)} {QUICK_JIT}",  # the --add-opens Java 17 needs
         "jobmanager.bind-host": s.bind_host,
         "jobmanager.rpc.address": s.bind_host,
         "jobmanager.rpc.port": rpc_port,

@@ -154,11 +154,13 @@ def stop(settings: Settings) -> bool:
     return bool(pids)
 
 
-def warm_cluster(settings: Settings, rest_url: str) -> str:
-    """Ask this state dir's gateway to warm the cluster at `rest_url` up (gateway/warmup.py: one tiny job, in the
+def warm_cluster(settings: Settings, rest_url: str, data_dir: Path | None = None) -> str:
+    """Ask this state dir's gateway to warm the cluster at `rest_url` up (gateway/warmup.py: tiny jobs, in the
     gateway's background), unless a job has run there already (its TaskManagers are warm: "warm"); returns the
     warm-up's state, or "unavailable" when the gateway cannot be asked (a warm-up is a nicety: nothing fails for
-    want of it)."""
+    want of it). `data_dir` (one the TaskManagers read at the same path) gets the warm-up's CSV file, which its
+    jobs read as a lab's do; without it they read datagen rows."""
+    from flinklab.gateway.warmup import WARM_UP_FILE, warm_up_rows
     from flinklab.sqlclient.protocol import GatewayClient, GatewayError
 
     try:
@@ -166,11 +168,41 @@ def warm_cluster(settings: Settings, rest_url: str) -> str:
             return "warm"
     except RestUnavailable:
         return "unavailable"
+    csv_path = None
+    if data_dir is not None:
+        path = data_dir / WARM_UP_FILE
+        with contextlib.suppress(OSError):  # an unwritable data dir warms up on datagen rows
+            if not path.is_file() or path.read_text() != warm_up_rows():
+                path.write_text(warm_up_rows())
+            csv_path = str(path)
     client = GatewayClient(settings.gateway_url, timeout=5.0, token=lambda: read_token(settings.state_dir))
     try:
-        return str(client.warm_up().get("state", "unavailable"))
+        return str(client.warm_up(csv_path=csv_path).get("state", "unavailable"))
     except (FlinklabError, GatewayError, OSError, ValueError, AttributeError):
         return "unavailable"
+    finally:
+        client.close()
+
+
+def wait_warm(settings: Settings, timeout: float, poll: float = 0.05) -> str:
+    """Until this state dir's gateway has ended the cluster's warm-up (its tiny jobs, planned and run), at most
+    `timeout` seconds: the first statement after flink-up then meets a warm TaskManager and planner (the rest of
+    the planner's warm-up goes on in the background and gives way to the learner's statements). Returns the
+    cluster warm-up's last state ("done", "failed", "running" when the timeout came first, "unavailable" when the
+    gateway cannot be asked); never raises for a warm-up (a nicety: a cold cluster is slower, not broken)."""
+    from flinklab.sqlclient.protocol import GatewayClient, GatewayError
+
+    client = GatewayClient(settings.gateway_url, timeout=5.0, token=lambda: read_token(settings.state_dir))
+    deadline = time.monotonic() + timeout
+    state = "unavailable"
+    try:
+        while True:
+            state = str(client.warm_up(start=False).get("state", "unavailable"))
+            if state != "running" or time.monotonic() >= deadline:
+                return state
+            time.sleep(poll)
+    except (FlinklabError, GatewayError, OSError, ValueError, AttributeError):
+        return state if state != "running" else "unavailable"
     finally:
         client.close()
 

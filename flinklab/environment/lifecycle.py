@@ -9,8 +9,8 @@ in it, not a change to any backend:
 3. start the SQL gateway process unless a healthy one runs (flinklab.environment.gateway): its JVM warms up while
 4. `backend.up()` starts, repairs or attaches to the cluster and waits until it is ready;
 5. wait until the gateway answers (its planner is warm by then), and have it warm the cluster up unless a job ran
-   there already (one tiny job in its background: the first task of a TaskManager loads and compiles what every
-   later one finds ready). A failed
+   there already (one tiny job: the first task of a TaskManager loads and compiles what every later one finds
+   ready); flink-up returns once that job ended (at most WARM_UP_WAIT), so the first query is a warm one. A failed
    cluster start stops the gateway it started; `bring_down` stops the gateway before the cluster.
 
 Both hold a lock on `state_dir/flinklab.lock` (fcntl.flock: the kernel drops it when the holder dies), so two
@@ -160,8 +160,12 @@ def _bring_up_locked(settings: Settings, say: ProgressFn, with_gateway: bool,
                 stop_cluster(settings)
         raise
     if wants_gateway and backend.owns_cluster:
-        # a tiny job, on a cluster that ran none yet, in the gateway's background: flink-up does not wait for it
-        gateway.warm_cluster(settings, result.status.rest_url)
+        # a tiny job on a cluster that ran none yet: flink-up returns once it ended (the learner's first query then
+        # costs what a later one does: 0.8 s, not 11 s after a first start), or after WARM_UP_WAIT at most
+        data_dir = settings.data_dir if backend.reads_local_data else None
+        if gateway.warm_cluster(settings, result.status.rest_url, data_dir) == "running":
+            say("warming the cluster up (its first job)")
+            _wait_warm(settings, say)
     if gateway_proc is not None:
         if not fresh_cluster:  # the cluster outlived a dead gateway: its queries can never be fetched now
             cancelled = gateway.cancel_orphaned_queries(result.status.rest_url, settings.state_dir)
@@ -173,6 +177,22 @@ def _bring_up_locked(settings: Settings, say: ProgressFn, with_gateway: bool,
     result.reason = result.reason or reason
     result.copied = [str(path) for path in copied]
     return result
+
+
+#: The longest flink-up waits for the cluster's warm-up (seconds); it goes on in the gateway's background after.
+WARM_UP_WAIT = 60.0
+
+
+def _wait_warm(settings: Settings, say: ProgressFn) -> None:
+    """Wait for the gateway's warm-ups; Ctrl-C (or the WARM_UP_WAIT) ends only the wait: the cluster is up."""
+    try:
+        state = gateway.wait_warm(settings, min(WARM_UP_WAIT, settings.startup_timeout))
+    except KeyboardInterrupt:
+        state = "interrupted"
+    if state in ("running", "interrupted"):
+        say("the cluster's warm-up goes on in the background: the first query may be slower")
+    elif state == "failed":
+        say("the cluster's warm-up did not run (the gateway's log says why): the first query may be slower")
 
 
 def provision(settings: Settings, backend: ClusterBackend, say: ProgressFn,

@@ -90,9 +90,16 @@ class GatewayApi:
 
     async def warm_up(self, request: Request) -> Response:
         """flinklab's own (not Flink's API): POST starts the cluster's warm-up (warmup.py) unless it ran, GET says
-        how far it is: {"state": "idle" | "running" | "done" | "failed", "seconds": ..., "planner": {the same}}."""
+        how far it is: {"state": "idle" | "running" | "done" | "failed", "seconds": ..., "planner": {the same}}.
+        A POST's body may name the warm-up's CSV file, a path the TaskManagers read: {"csvPath": "/data/..."}."""
         warm, planner = self.service.cluster_warm_up, self.service.planner_warm_up
-        state = warm.start() if request.method == "POST" else warm.state
+        if request.method == "POST":
+            csv_path = (await _body(request)).get("csvPath")
+            if csv_path is not None and not (isinstance(csv_path, str) and csv_path.startswith("/")):
+                raise BadRequest("Request did not match expected format: csvPath must be an absolute path.")
+            state = warm.start(**({"csv_path": csv_path} if csv_path else {}))
+        else:
+            state = warm.state
         return JSONResponse({"state": state, "seconds": warm.seconds,
                              "planner": {"state": planner.state, "seconds": planner.seconds}},
                             status_code=202 if state == "running" else 200)

@@ -43,11 +43,13 @@ def launch_gateway(settings: Settings, image: Callable[[], str] | None = None) -
 
     if java_gateway._gateway is not None or "PYFLINK_GATEWAY_PORT" in os.environ:
         return java_gateway.get_gateway()  # a JVM is already there: nothing to find or write
-    os.environ.setdefault("JVM_ARGS", settings.gateway_jvm_args)  # read by PyFlink's launcher
     java_home = gateway_java_home(settings, image=image)
-    saved = os.environ.get("JAVA_HOME")
+    # PyFlink copies os.environ for the JVM when it launches; both go back after (a JVM_ARGS left in this process
+    # would reach Flink's scripts: a local cluster started from it would get the gateway's options)
+    saved = {name: os.environ.get(name) for name in ("JAVA_HOME", "JVM_ARGS")}
+    os.environ.setdefault("JVM_ARGS", settings.gateway_jvm_args)  # read by PyFlink's launcher
     if java_home is not None:
-        os.environ["JAVA_HOME"] = str(java_home)  # PyFlink copies os.environ for the JVM when it launches
+        os.environ["JAVA_HOME"] = str(java_home)
     try:
         return java_gateway.get_gateway()
     except RuntimeError as exc:  # "Java gateway process exited before sending its port number.\nStderr:..."
@@ -56,11 +58,11 @@ def launch_gateway(settings: Settings, image: Callable[[], str] | None = None) -
         raise FlinklabError(f"The SQL gateway's JVM did not start {where}: {why}",
                             f"Logs: {os.environ.get('FLINK_LOG_DIR', settings.state_dir)}") from None
     finally:
-        if java_home is not None:
-            if saved is None:
-                os.environ.pop("JAVA_HOME", None)
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
             else:
-                os.environ["JAVA_HOME"] = saved
+                os.environ[name] = value
 
 
 _LOADER_ATTR = "_flinklab_helpers_loader"

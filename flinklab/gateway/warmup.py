@@ -5,14 +5,16 @@ first task in two more; these run the same code paths first, so a learner's firs
   use (window TVF aggregation and Top-N, a GROUP BY, interval and temporal joins, a batch GROUP BY), each built
   into its job (StreamGraph, user code serialized) by the dry-run executor (FlinklabDryRun): nothing is submitted,
   so it needs no cluster, logs no error, and runs while the cluster starts.
-- `warm_cluster` (on a thread, when flink-up asks, the cluster being ready) runs one tiny job (a bounded datagen
-  source, a streaming GROUP BY, the collect sink every query uses) and reads its rows, as a learner's query does.
+- `warm_cluster` (on a thread, when flink-up asks, the cluster being ready) runs two tiny jobs over a CSV file in
+  the data dir flink-up names (a streaming GROUP BY, then a batch one, through the collect sink every query
+  uses) and reads their rows, as a learner's query does; flink-up waits for them.
 
 Both give way to a learner: before each step they wait for a quiet moment on the gateway (`Traffic`: no learner
 statement executing, none ended in the last second), so a statement that comes while they run competes with at
-most the one step in progress, never with the rest of the warm-up.
+most the one step in progress, never with the rest of the warm-up. The planner's warm-up also gives way to the
+cluster's, which flink-up waits for (on two cores, the two at once take longer than one after the other).
 
-Neither names a lab: the statements use connectors every Flink has (filesystem + csv, datagen).
+Neither names a lab: the statements use connectors every Flink has (filesystem + csv, datagen without a file).
 """
 
 from __future__ import annotations
@@ -56,10 +58,24 @@ STREAMING: tuple[str, ...] = (
 )
 BATCH: tuple[str, ...] = ("SELECT k, COUNT(*) AS n FROM flinklab_warm_a GROUP BY k",)
 
-#: The cluster's warm-up job: bounded, tiny, on every Flink (datagen), through the collect sink.
+#: The cluster's warm-up jobs, over a CSV file the TaskManagers read (`warm_up_rows`, in the data dir flink-up
+#: gives): a streaming GROUP BY, then a batch one, both through the collect sink every query uses, so the first
+#: query of each kind meets a TaskManager that has run a filesystem source, the CSV format and both aggregations.
+CSV_TABLE = ("CREATE TEMPORARY TABLE flinklab_warm_rows (k INT, v BIGINT) WITH ('connector' = 'filesystem', "
+             "'path' = '{path}', 'format' = 'csv')")
+#: Without a file (a gateway asked with none): bounded datagen rows, on every Flink.
 CLUSTER_TABLE = ("CREATE TEMPORARY TABLE flinklab_warm_rows (k INT, v BIGINT) WITH ('connector' = 'datagen', "
                  "'number-of-rows' = '200', 'fields.k.min' = '1', 'fields.k.max' = '5')")
 CLUSTER_QUERY = "SELECT k, COUNT(*) AS n, SUM(v) AS total FROM flinklab_warm_rows GROUP BY k"
+#: The warm-up file's name in the data dir, and its rows
+WARM_UP_FILE = "flinklab-warm-up.csv"
+
+
+def warm_up_rows(rows: int = 200) -> str:
+    """The warm-up file's text: `rows` lines of `k,v` (k in 1..5)."""
+    return "".join(f"{i % 5 + 1},{i}\n" for i in range(rows))
+
+
 #: The warm-up job's name on the cluster (`pipeline.name`)
 JOB_NAME = "flinklab warm-up"
 
@@ -105,42 +121,59 @@ class Traffic:
 ALWAYS_QUIET = Traffic(quiet=0.0)
 
 
-def warm_planner(jvm: Jvm, rounds: int = 1, traffic: Traffic = ALWAYS_QUIET) -> float:
-    """Plan and build (never submit) the statements above `rounds` times, each in a quiet moment of `traffic`;
-    returns the seconds it took."""
+def warm_planner(jvm: Jvm, rounds: int = 1, traffic: Traffic = ALWAYS_QUIET,
+                 yield_to: Traffic = ALWAYS_QUIET) -> float:
+    """Plan and build (never submit) the statements above `rounds` times, each in a quiet moment of `traffic`
+    and of `yield_to` (the cluster's warm-up, which flink-up waits for: it goes first); returns the seconds it
+    took."""
     started = time.monotonic()
     session = Session(jvm, {"execution.target": DRY_TARGET})  # not registered: no client can see it
     try:
         for statement in PLANNER_TABLES:
             session.execute(statement)
         for _ in range(rounds):
-            _plan_all(session, STREAMING, "streaming", traffic)
-            _plan_all(session, BATCH, "batch", traffic)
+            _plan_all(session, STREAMING, "streaming", (yield_to, traffic))
+            _plan_all(session, BATCH, "batch", (yield_to, traffic))
     finally:
         session.close()
     return time.monotonic() - started
 
 
-def _plan_all(session: Session, statements: Sequence[str], mode: str, traffic: Traffic) -> None:
+def _plan_all(session: Session, statements: Sequence[str], mode: str, traffic: Sequence[Traffic]) -> None:
     session.set("execution.runtime-mode", mode)
     for statement in statements:
-        traffic.wait_quiet()
+        for each in traffic:
+            each.wait_quiet()
         session.plan(statement)
 
 
 def warm_cluster(jvm: Jvm, cluster_conf: Mapping[str, str], timeout: float = 120.0,
-                 traffic: Traffic = ALWAYS_QUIET) -> float:
-    """Run the tiny job on the cluster `cluster_conf` names, in a quiet moment of `traffic`, and read its rows;
-    returns the seconds it took. Raises what the statement raised (the caller logs it: a warm-up never fails a
-    gateway)."""
-    traffic.wait_quiet()
+                 traffic: Traffic = ALWAYS_QUIET, csv_path: str | None = None) -> float:
+    """Run the tiny jobs on the cluster `cluster_conf` names, each in a quiet moment of `traffic`, and read their
+    rows; over the CSV file `csv_path` (a path the TaskManagers read) a streaming then a batch job, else one
+    streaming job over datagen rows. Returns the seconds it took. Raises what a statement raised (the caller logs
+    it: a warm-up never fails a gateway)."""
     started = time.monotonic()
     session = Session(jvm, cluster_conf)
-    source: ResultSource | None = None
     try:
         session.set("pipeline.name", JOB_NAME)  # so the Web UI (and a test) can tell it from a learner's
-        session.execute(CLUSTER_TABLE)
-        source = session.execute(CLUSTER_QUERY)
+        if csv_path is None:
+            session.execute(CLUSTER_TABLE)
+            modes: tuple[str, ...] = ("streaming",)
+        else:
+            session.execute(CSV_TABLE.format(path=csv_path.replace("'", "''")))
+            modes = ("streaming", "batch")
+        for mode in modes:
+            traffic.wait_quiet()
+            session.set("execution.runtime-mode", mode)
+            _read_all(session.execute(CLUSTER_QUERY), timeout)
+    finally:
+        session.close()
+    return time.monotonic() - started
+
+
+def _read_all(source: ResultSource, timeout: float) -> None:
+    try:
         deadline = time.monotonic() + timeout
         while not source.finished() and time.monotonic() < deadline:
             source.take(1000, 1.0)
@@ -148,35 +181,33 @@ def warm_cluster(jvm: Jvm, cluster_conf: Mapping[str, str], timeout: float = 120
         if failure is not None:
             raise RuntimeError(str(failure.toString()))
     finally:
-        if source is not None:
-            source.close()
-        session.close()
-    return time.monotonic() - started
+        source.close()
 
 
 class WarmUp:
-    """One warm-up of a gateway (`work()`, returning its seconds), run at most once, on a thread of its own:
+    """One warm-up of a gateway (`work(**options)`, returning its seconds), run at most once, on a thread of its own:
     `start()` begins it, `state` says how far it is (idle, running, done, failed). A warm-up that fails only says
     so in the log (INFO): a cold planner or cluster is slower, not broken."""
 
-    def __init__(self, what: str, work: Callable[[], float]):
+    def __init__(self, what: str, work: Callable[..., float]):
         self.what = what
         self._work = work
         self._lock = threading.Lock()
         self.state = "idle"
         self.seconds: float | None = None
 
-    def start(self) -> str:
-        """Start it unless it ran or runs; the state after the call."""
+    def start(self, **options: object) -> str:
+        """Start it (`work(**options)`) unless it ran or runs; the state after the call."""
         with self._lock:
             if self.state == "idle":
                 self.state = "running"
-                threading.Thread(target=self._run, name=f"flinklab-warm-up-{self.what}", daemon=True).start()
+                threading.Thread(target=self._run, args=(options,), name=f"flinklab-warm-up-{self.what}",
+                                 daemon=True).start()
             return self.state
 
-    def _run(self) -> None:
+    def _run(self, options: dict[str, object]) -> None:
         try:
-            self.seconds = self._work()
+            self.seconds = self._work(**options)
         except Exception as exc:  # noqa: BLE001 - see the class docstring
             log.info("%s warm-up did not run: %s", self.what, first_words(exc))
             self.state = "failed"

@@ -217,10 +217,13 @@ class GatewayClient:
     def info(self) -> dict[str, Any]:
         return self._call("GET", self._v("/info"), public=True)
 
-    def warm_up(self, start: bool = True) -> dict[str, Any]:
-        """flinklab's gateway only (not Flink's API): start its cluster warm-up (or, `start=False`, ask how far it
-        is): {"state": "idle" | "running" | "done" | "failed", "seconds": ...}."""
-        return self._call("POST" if start else "GET", WARM_UP_PATH)
+    def warm_up(self, start: bool = True, csv_path: str | None = None) -> dict[str, Any]:
+        """flinklab's gateway only (not Flink's API): start its cluster warm-up, over the CSV file `csv_path` (a
+        path the TaskManagers read) when given (or, `start=False`, ask how far it is):
+        {"state": "idle" | "running" | "done" | "failed", "seconds": ...}."""
+        if not start:
+            return self._call("GET", WARM_UP_PATH)
+        return self._call("POST", WARM_UP_PATH, {"csvPath": csv_path} if csv_path else None)
 
     def open_session(self, properties: Mapping[str, str] | None = None, name: str | None = None) -> str:
         body: dict[str, Any] = {"properties": dict(properties or {})}
