@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import secrets
 import stat
 from pathlib import Path
 
@@ -32,6 +31,8 @@ def token_path(state_dir: Path) -> Path:
 
 
 def new_token() -> str:
+    import secrets  # here: only `flink-up` makes tokens, and every client reads one (secrets imports hmac, hashlib)
+
     return secrets.token_urlsafe(32)
 
 

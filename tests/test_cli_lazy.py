@@ -7,6 +7,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -18,6 +21,20 @@ PROJECT = Path(__file__).resolve().parent.parent
 HEAVY = ("flinklab.cluster.base", "flinklab.cluster.local", "flinklab.cluster.docker", "flinklab.flink.rest",
          "flinklab.environment.lifecycle", "flinklab.course.runner", "flinklab.gateway", "docker", "pyflink", "py4j",
          "httpx", "uvicorn", "starlette", "flinklab.cluster.image", "flinklab.pictures")
+#: What `sql-client.sh -f` (with or without `-i`) must not have imported when it sends its first request to the
+#: gateway: the typer app and its rendering, the shell, the gateway, what only `flink-up` needs (token and TLS
+#: material: secrets, subprocess, flinklab.flink.procs) and urllib.request (the REST client is http.client's, as the
+#: gateway's client is). Each of them was once on that path.
+NOT_BEFORE_THE_GATEWAY = ("typer", "click", "rich", "pygments", "prompt_toolkit", "flinklab.cli.app",
+                          "flinklab.sqlclient.shell", "flinklab.gateway", "flinklab.flink.procs", "urllib.request",
+                          "secrets", "hmac", "subprocess", "tempfile", "pyflink", "py4j", "httpx", "docker")
+#: Run before the entry point: its first request to the gateway ends the process (status 99) with what is loaded
+FIRST_GATEWAY_REQUEST = (
+    "from flinklab.sqlclient.protocol import GatewayClient\n"
+    "def _first_request(*args):\n"
+    "    raise SystemExit(99)\n"
+    "GatewayClient._send = _first_request\n"
+)
 
 
 def test_every_registered_command_is_in_the_table():
@@ -30,9 +47,11 @@ def test_every_registered_command_is_in_the_table():
     assert set(COMMANDS.values()) <= set(COMMAND_MODULES)
 
 
-def _modules_after(entry: str, prog: str, args: list[str], tmp_path: Path) -> tuple[int, set[str]]:
+def _modules_after(entry: str, prog: str, args: list[str], tmp_path: Path, *, before: str = "",
+                   env: dict[str, str] | None = None) -> tuple[int, set[str]]:
     code = (
         "import json, sys\n"
+        f"{before}"
         f"sys.argv = [{prog!r}, *{args!r}]\n"
         f"from flinklab.cli import {entry}\n"
         "try:\n"
@@ -43,7 +62,7 @@ def _modules_after(entry: str, prog: str, args: list[str], tmp_path: Path) -> tu
     )
     env = {"PYTHONPATH": str(PROJECT), "HOME": str(tmp_path), "FLINKLAB_WORKSPACE": str(tmp_path / "ws"),
            "FLINKLAB_DATA_DIR": str(tmp_path / "data"), "FLINKLAB_STATE_DIR": str(tmp_path / "state"),
-           "PATH": "/usr/bin:/bin"}
+           "PATH": "/usr/bin:/bin", **(env or {})}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     status, modules = json.loads(done.stderr.strip().splitlines()[-1])
     return status, set(modules)
@@ -100,3 +119,45 @@ def test_the_quick_help_lists_what_the_typer_app_parses():
     assert hidden and not [opt for opt in hidden if f" {opt}" in text or f"{opt}," in text]
     options = [line for line in lines if line.startswith("  -")]
     assert len(options) == len([p for p in shown if p.param_type_name == "option"]) + 1  # and --help
+
+
+class _Overview(BaseHTTPRequestHandler):
+    """A cluster's REST endpoint as far as the client's cluster check asks it (GET /overview)."""
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        body = b'{"taskmanagers": 1}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def stand_in_cluster() -> Iterator[int]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Overview)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("with_init", [True, False])
+def test_sql_client_f_reaches_the_gateway_with_only_what_it_needs(with_init: bool, stand_in_cluster: int,
+                                                                  tmp_path: Path) -> None:
+    """`sql-client.sh [-i ddl.sql] -f q.sql` up to its first request to the gateway (the cluster checked first, as
+    it is): what is loaded then is what every call's start costs."""
+    (tmp_path / "ddl.sql").write_text("CREATE TABLE t (a INT) WITH ('connector' = 'datagen');\n")
+    (tmp_path / "q.sql").write_text("SELECT 1;\n")
+    args = [*(["-i", str(tmp_path / "ddl.sql")] if with_init else []), "-f", str(tmp_path / "q.sql")]
+    status, modules = _modules_after("sql_client_main", "sql-client.sh", args, tmp_path, before=FIRST_GATEWAY_REQUEST,
+                                     env={"FLINKLAB_REST_PORT": str(stand_in_cluster)})
+    assert status == 99, "it did not get as far as the gateway"
+    assert {"flinklab.cli.sql_run", "flinklab.sqlclient.client", "flinklab.flink.rest"} <= modules
+    loaded = sorted(m for m in modules if any(m == name or m.startswith(f"{name}.") for name in NOT_BEFORE_THE_GATEWAY))
+    assert not loaded, loaded

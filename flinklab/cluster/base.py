@@ -18,7 +18,6 @@ from typing import ClassVar, Protocol, TypeVar, get_origin, get_type_hints
 from flinklab.cluster.registry import backend_class, backend_names
 from flinklab.cluster.waits import JOBMANAGER, TASKMANAGER
 from flinklab.errors import ClusterError, UsageError
-from flinklab.flink.procs import port_is_free
 from flinklab.flink.rest import FlinkRest, RestUnavailable
 from flinklab.flink.tls import cluster_rest
 from flinklab.flink.waits import one_line
@@ -143,6 +142,8 @@ def resolve_rest_url(settings: Settings) -> str:
 
 def check_rest_port_free(settings: Settings) -> None:
     """ClusterError naming who holds the REST port (a foreign Flink or another program) when it is taken."""
+    from flinklab.flink.procs import port_is_free  # here: sql-client.sh imports this module for the record alone
+
     host, port = settings.bind_host, settings.rest_port
     if not port_is_free(host, port):
         foreign = FlinkRest(settings.rest_url, 2).is_up()

@@ -11,6 +11,10 @@ and key are also written as PEM (read from the PKCS12 with `cryptography`, no `o
 The material is made once per state dir and reused by later starts (making it runs a JVM: seconds on a loaded
 machine); it is made again when a file is missing or the certificate is about to expire. A directory or file that
 others could read or change is refused, never repaired: a key that was open to others is no secret.
+
+What only making the material needs (secrets, subprocess, shutil, cryptography) is imported where it is used:
+every `sql-client.sh` call asks for the cluster's REST client here (cluster_rest), and needs none of it. (ssl and
+datetime stay: http.client and email, which every call needs, import them anyway.)
 """
 
 from __future__ import annotations
@@ -18,11 +22,8 @@ from __future__ import annotations
 import contextlib
 import datetime
 import os
-import secrets
-import shutil
 import ssl
 import stat
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -157,6 +158,8 @@ def load(state_dir: Path) -> RestTls:
 
 def keytool_beside(java: str) -> str:
     """The `keytool` of the JDK/JRE that `java` belongs to; TlsError when there is none."""
+    import shutil
+
     keytool = Path(os.path.realpath(java)).parent / "keytool"
     if os.access(keytool, os.X_OK):
         return str(keytool)
@@ -209,6 +212,9 @@ def _write_private(path: Path, data: bytes) -> None:
 
 def _generate(directory: Path, keytool: str, validity_days: int) -> RestTls:
     """A new self-signed RSA key and certificate for 127.0.0.1 and localhost, in a PKCS12 store and as PEM."""
+    import secrets
+    import subprocess
+
     from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, pkcs12
 
     try:
