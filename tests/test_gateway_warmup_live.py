@@ -1,7 +1,7 @@
 """The gateway's warm-up (flinklab/gateway/warmup.py) and its paced result fetches, on the suite's real cluster:
-flink-up has the gateway run its two tiny jobs (streaming, batch) over a CSV file, once, and nothing logs an error; the planner's dry runs submit nothing;
-a query's fetches are paced by flinklab's JobClient (Flink's fixed 100 ms sleep between them is off), and its rows
-are still all there, streaming or batch."""
+flink-up has the gateway run its two tiny jobs (streaming, batch) over a CSV file, once, and nothing logs an
+error; the planner's dry runs submit nothing; a query's fetches are paced by flinklab's JobClient (Flink's fixed
+100 ms sleep between them is off), and its rows are still all there, streaming or batch."""
 
 from __future__ import annotations
 
