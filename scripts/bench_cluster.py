@@ -28,7 +28,7 @@ import httpx
 
 from flinklab.cluster.local import LocalBackend, flink_home
 from flinklab.flink.java import find_java, java_env
-from flinklab.settings import Settings
+from flinklab.settings import QUICK_JIT, Settings
 
 Row = Callable[[str, str], None]
 POLL = 0.05  # seconds between readiness polls while timing (finer than flinklab's, so the floor is not rounded up)
@@ -83,12 +83,15 @@ def wait_ready(rest_url: str, taskmanagers: int, slots: int, started: float) -> 
 
 def distribution_start(root: Path) -> float:
     """Seconds from `jobmanager.sh start` to ready (then both stopped): the distribution's own start, with the
-    config.yaml flinklab writes, minus flinklab's class-data-sharing options (the scripts have none)."""
+    config.yaml flinklab writes, minus flinklab's JVM tuning (its class-data-sharing options and its quick JIT,
+    settings.QUICK_JIT: the distribution has neither)."""
     settings = bench_settings(root)
     backend = LocalBackend(settings)
     backend._write_config(None)  # noqa: SLF001 - exactly the config flinklab writes, in a dir of our own
     conf = root / "dist-conf"
     shutil.copytree(backend.conf_dir, conf)
+    config = conf / "config.yaml"
+    config.write_text(config.read_text().replace(f" {QUICK_JIT}", ""))
     home = flink_home()
     env = {**java_env(find_java()[0]), "FLINK_CONF_DIR": str(conf), "FLINK_LOG_DIR": str(root / "dist-log"),
            "FLINK_PID_DIR": str(root / "dist-pid")}

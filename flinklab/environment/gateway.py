@@ -185,9 +185,9 @@ def warm_cluster(settings: Settings, rest_url: str, data_dir: Path | None = None
 
 
 def wait_warm(settings: Settings, timeout: float, poll: float = 0.05) -> str:
-    """Until this state dir's gateway has ended the cluster's warm-up (its tiny jobs, planned and run), at most
-    `timeout` seconds: the first statement after flink-up then meets a warm TaskManager and planner (the rest of
-    the planner's warm-up goes on in the background and gives way to the learner's statements). Returns the
+    """Until this state dir's gateway has ended its warm-ups (the cluster's tiny jobs, then the planner's plans),
+    at most `timeout` seconds: the first statement after flink-up then meets a warm TaskManager and planner, and
+    competes with no warm-up. Returns the
     cluster warm-up's last state ("done", "failed", "running" when the timeout came first, "unavailable" when the
     gateway cannot be asked); never raises for a warm-up (a nicety: a cold cluster is slower, not broken)."""
     from flinklab.sqlclient.protocol import GatewayClient, GatewayError
@@ -197,8 +197,10 @@ def wait_warm(settings: Settings, timeout: float, poll: float = 0.05) -> str:
     state = "unavailable"
     try:
         while True:
-            state = str(client.warm_up(start=False).get("state", "unavailable"))
-            if state != "running" or time.monotonic() >= deadline:
+            answer = client.warm_up(start=False)
+            state = str(answer.get("state", "unavailable"))
+            planner = str((answer.get("planner") or {}).get("state", ""))
+            if "running" not in (state, planner) or time.monotonic() >= deadline:
                 return state
             time.sleep(poll)
     except (FlinklabError, GatewayError, OSError, ValueError, AttributeError):

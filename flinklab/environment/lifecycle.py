@@ -10,7 +10,7 @@ in it, not a change to any backend:
 4. `backend.up()` starts, repairs or attaches to the cluster and waits until it is ready;
 5. wait until the gateway answers (its planner is warm by then), and have it warm the cluster up unless a job ran
    there already (one tiny job: the first task of a TaskManager loads and compiles what every later one finds
-   ready); flink-up returns once that job ended (at most WARM_UP_WAIT), so the first query is a warm one. A failed
+   ready); flink-up returns once the warm-ups ended (at most WARM_UP_WAIT), so the first query is a warm one. A failed
    cluster start stops the gateway it started; `bring_down` stops the gateway before the cluster.
 
 Both hold a lock on `state_dir/flinklab.lock` (fcntl.flock: the kernel drops it when the holder dies), so two
@@ -160,8 +160,9 @@ def _bring_up_locked(settings: Settings, say: ProgressFn, with_gateway: bool,
                 stop_cluster(settings)
         raise
     if wants_gateway and backend.owns_cluster:
-        # a tiny job on a cluster that ran none yet: flink-up returns once it ended (the learner's first query then
-        # costs what a later one does: 0.8 s, not 11 s after a first start), or after WARM_UP_WAIT at most
+        # two tiny jobs on a cluster that ran none yet: flink-up returns once they and the planner's warm-up ended
+        # (the learner's first query then costs about what a later one does: 0.9 s, not 11 s, after a first start),
+        # or after WARM_UP_WAIT at most
         data_dir = settings.data_dir if backend.reads_local_data else None
         if gateway.warm_cluster(settings, result.status.rest_url, data_dir) == "running":
             say("warming the cluster up (its first job)")

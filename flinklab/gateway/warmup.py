@@ -89,7 +89,9 @@ class Traffic:
         self.quiet = quiet
         self._changed = threading.Condition()
         self._executing = 0
-        self._last_end = float("-inf")
+        # its making counts as traffic: a warm-up begins `quiet` seconds after the gateway's start, so the first
+        # statement that comes at once (flink-up's attach probe, its cluster warm-up) has the JVM to itself
+        self._last_end = time.monotonic()
 
     @contextlib.contextmanager
     def busy(self) -> Iterator[None]:
