@@ -7,12 +7,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from standin import JSON, serve
 
 from flinklab.cli.app import COMMAND_MODULES, COMMANDS, load_commands
 
@@ -121,30 +120,11 @@ def test_the_quick_help_lists_what_the_typer_app_parses():
     assert len(options) == len([p for p in shown if p.param_type_name == "option"]) + 1  # and --help
 
 
-class _Overview(BaseHTTPRequestHandler):
-    """A cluster's REST endpoint as far as the client's cluster check asks it (GET /overview)."""
-
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
-        body = b'{"taskmanagers": 1}'
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
 def stand_in_cluster() -> Iterator[int]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Overview)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
+    """A cluster's REST endpoint as far as the client's cluster check asks it (GET /overview); its port."""
+    with serve(lambda request: (200, JSON, b'{"taskmanagers": 1}')) as url:
+        yield int(url.rsplit(":", 1)[1])
 
 
 @pytest.mark.parametrize("with_init", [True, False])

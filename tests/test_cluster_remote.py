@@ -9,15 +9,12 @@ tests/test_remote_live.py.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from conftest import free_port
+from standin import serve
 from typer.testing import CliRunner
 
 from flinklab.cli.app import app
@@ -29,32 +26,6 @@ from flinklab.settings import Settings
 from flinklab.version import FLINK_VERSION
 
 runner = CliRunner()
-
-
-@contextlib.contextmanager
-def serve(routes: dict[str, tuple[int, str, bytes]]) -> Iterator[str]:
-    """An HTTP server on a free 127.0.0.1 port answering `path -> (status, content type, body)` (else 404)."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server's name
-            status, kind, body = routes.get(self.path, (404, "text/plain", b"not found"))
-            self.send_response(status)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def flink_like(version: str, taskmanagers: int = 1) -> dict[str, tuple[int, str, bytes]]:

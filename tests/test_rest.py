@@ -6,49 +6,31 @@ from __future__ import annotations
 import socket
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 from conftest import free_port
+from standin import JSON, Answer, serve
 
 from flinklab.flink.rest import FlinkRest, RestUnavailable
 
 
-class _StandIn(BaseHTTPRequestHandler):
+def _answer(request: BaseHTTPRequestHandler) -> Answer:
     """/overview: JSON; /missing: 404; /text: not JSON; anything else: the path it was asked and its Connection."""
-
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
-        if self.path == "/overview":
-            self._send(200, b'{"taskmanagers": 1, "flink-version": "2.2.1"}')
-        elif self.path == "/missing":
-            self._send(404, b'{"errors": ["Not found: /missing"]}')
-        elif self.path == "/text":
-            self._send(200, b"<html>not Flink</html>")
-        else:
-            self._send(200, b'{"path": "%s", "connection": "%s"}' % (self.path.encode(),
-                                                                       str(self.headers.get("Connection")).encode()))
-
-    def _send(self, status: int, body: bytes) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
+    if request.path == "/overview":
+        return 200, JSON, b'{"taskmanagers": 1, "flink-version": "2.2.1"}'
+    if request.path == "/missing":
+        return 404, JSON, b'{"errors": ["Not found: /missing"]}'
+    if request.path == "/text":
+        return 200, JSON, b"<html>not Flink</html>"
+    return 200, JSON, b'{"path": "%s", "connection": "%s"}' % (request.path.encode(),
+                                                              str(request.headers.get("Connection")).encode())
 
 
 @pytest.fixture
 def stand_in() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _StandIn)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(_answer) as url:
+        yield url
 
 
 @pytest.fixture
@@ -56,7 +38,7 @@ def not_http() -> Iterator[str]:
     """A port that answers every connection with a line that is not HTTP, then closes it."""
     listener = socket.create_server(("127.0.0.1", 0))
 
-    def serve() -> None:
+    def answer_ssh() -> None:
         while True:
             try:
                 conn, _ = listener.accept()
@@ -66,7 +48,7 @@ def not_http() -> Iterator[str]:
                 conn.recv(4096)
                 conn.sendall(b"SSH-2.0-OpenSSH_9.2\r\n")
 
-    threading.Thread(target=serve, daemon=True).start()
+    threading.Thread(target=answer_ssh, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{listener.getsockname()[1]}"
     finally:

@@ -8,18 +8,18 @@ where making it is what is tested.
 from __future__ import annotations
 
 import asyncio
-import http.server
 import json
 import ssl
 import stat
-import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import httpx
 import pytest
 from conftest import free_port
 from cryptography import x509
+from standin import JSON, Answer, serve
 from starlette.applications import Starlette
 from typer.testing import CliRunner
 
@@ -110,18 +110,9 @@ def test_flinks_options_use_one_store_as_keystore_and_truststore(state_dir: Path
         GatewayConfig("https://127.0.0.1:1").cluster_tls_options("https://127.0.0.1:1")
 
 
-class _Overview(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
-        body = json.dumps({"taskmanagers": 1, "path": self.path,
-                           "authorization": self.headers.get("Authorization")}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
+def _overview(request: BaseHTTPRequestHandler) -> Answer:
+    return 200, JSON, json.dumps({"taskmanagers": 1, "path": request.path,
+                                  "authorization": request.headers.get("Authorization")}).encode()
 
 
 @pytest.fixture(scope="module")
@@ -133,15 +124,8 @@ def mutual_tls_server(state_dir: Path) -> Iterator[str]:
     context.load_cert_chain(material.cert, material.key)
     context.load_verify_locations(material.cert)
     context.verify_mode = ssl.CERT_REQUIRED
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Overview)
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"https://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(_overview, tls=context) as url:
+        yield url
 
 
 def test_flinklabs_client_presents_the_certificate_and_others_do_not_get_in(state_dir: Path, tmp_path: Path,
