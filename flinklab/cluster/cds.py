@@ -33,6 +33,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from flinklab.settings import QUICK_JIT
 from flinklab.version import FLINK_VERSION
 
 #: Paths the scripts pass through `eval echo` unquoted: anything else (spaces, $, quotes) goes without an archive.
@@ -82,7 +83,8 @@ def start_dump(archive: Path, java: str, argv: list[str], again: bool = False) -
         snapshot.write_bytes(classes.read_bytes())
     except OSError:
         return False
-    dump = [java, "-Xshare:dump", f"-XX:SharedClassListFile={snapshot}", f"-XX:SharedArchiveFile={tmp}",
+    # the quick JIT (as the JVMs it serves): a dump is seconds of work, the optimising compiler's cost never pays
+    dump = [java, QUICK_JIT, "-Xshare:dump", f"-XX:SharedClassListFile={snapshot}", f"-XX:SharedArchiveFile={tmp}",
             "-classpath", classpath]
     # The lowest CPU priority, and the idle I/O class where there is ionice (Linux): the cluster is ready and its
     # first queries come now; the dump only takes what they leave.
