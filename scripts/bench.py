@@ -149,6 +149,7 @@ def main() -> int:
                 big = time.monotonic() - t0
         row(f"{rows} streaming rows printed: wall (s)", f"{big:.1f}  ({rows / big:.0f} rows/s incl. job start)")
         bench_gateway.per_call(settings, row, figures)
+        bench_gateway.py4j_answers(settings, row, figures)
         if args.attach:
             section("attach")
             bench_gateway.attach(settings, root, row, figures)

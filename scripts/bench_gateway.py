@@ -89,6 +89,30 @@ def first_call(settings: Settings, row: Row, figures: dict, start: str = "first"
     row("  waited for the warm-ups after flink-up returned (s)", f"{figures[f'{prefix}warm_up_wait_s']:.1f}")
 
 
+def py4j_answers(settings: Settings, row: Row, figures: dict, repeat: int = 15) -> None:
+    """A py4j call answering 40 KB (a page of rows, a plan) beside one answering 1 KB, on a JVM of PyFlink's
+    launcher with flinklab's helpers loaded as the gateway loads them (their TCP_NODELAY; without it the 40 KB
+    answer took 44 ms, Nagle's algorithm waiting for a delayed acknowledgement), median of `repeat`."""
+    from flinklab.gateway.jvm import Jvm, launch_gateway
+
+    jvm = Jvm(launch_gateway(settings))
+    jvm.java_class("FlinklabWorker")
+    strings = jvm.jvm.org.apache.commons.lang3.StringUtils
+
+    def median(size: int) -> float:
+        times = []
+        for _ in range(repeat):
+            started = time.perf_counter()
+            strings.repeat("x", size)
+            times.append(time.perf_counter() - started)
+        return statistics.median(times)
+
+    small, large = median(1_000), median(40_000)
+    figures.update(py4j_1k_ms=small * 1e3, py4j_40k_ms=large * 1e3)
+    row("py4j answer of 40 KB (ms; floor: one of 1 KB)", f"{large * 1e3:.1f}  (floor {small * 1e3:.1f}, "
+        f"{large / small:.1f}x)")
+
+
 def wait_for_warm_ups(settings: Settings, timeout: float = 300.0) -> float:
     """Seconds until the gateway's warm-ups (planner, cluster) are no longer running."""
     from flinklab.access import read_token

@@ -1,6 +1,10 @@
 // Compiled at run time by Janino (shipped inside flink-table-runtime), so no JDK is needed: see jvm.py.
 // Janino's Java subset: raw types and casts instead of generics, anonymous classes instead of lambdas.
 
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.net.Socket;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -536,6 +540,78 @@ class FlinklabRows {
             }
         }
         return null;
+    }
+}
+
+/**
+ * TCP_NODELAY on every connection of the JVM's py4j gateway server, those open now and those to come (a listener).
+ * py4j writes an answer through an 8 KB buffer: an answer over 8 KB is two writes, and the second waited for the
+ * first's acknowledgement, which the Python side delays by 40 ms (Nagle's algorithm meeting delayed ACKs), so
+ * every page of rows, plan or explanation over 8 KB cost 44 ms more than its bytes. py4j is reached through the
+ * server object's own package (PyFlink shades it), by reflection.
+ */
+class FlinklabNoDelay {
+    /** Switches Nagle's algorithm off on `server`'s connections, now and as they start; how many it set now. */
+    public int install(Object server) throws Exception {
+        Class type = server.getClass();
+        ClassLoader loader = type.getClassLoader();
+        String py4j = type.getPackage().getName();
+        Class listener = Class.forName(py4j + ".GatewayServerListener", true, loader);
+        Method getSocket = Class.forName(py4j + ".Py4JServerConnection", true, loader).getMethod("getSocket",
+                new Class[0]);
+        Object proxy = Proxy.newProxyInstance(loader, new Class[] {listener}, new FlinklabNoDelayListener(getSocket));
+        type.getMethod("addListener", new Class[] {listener}).invoke(server, new Object[] {proxy});
+        java.lang.reflect.Field field = type.getDeclaredField("connections");
+        field.setAccessible(true);
+        List connections = (List) field.get(server);
+        ArrayList open;
+        synchronized (connections) {
+            open = new ArrayList(connections);
+        }
+        int set = 0;
+        for (int i = 0; i < open.size(); i++) {
+            if (FlinklabNoDelayListener.noDelay(getSocket, open.get(i))) {
+                set++;
+            }
+        }
+        return set;
+    }
+}
+
+/** py4j's GatewayServerListener, as a proxy's handler: connectionStarted(connection) sets TCP_NODELAY. */
+class FlinklabNoDelayListener implements InvocationHandler {
+    private final Method getSocket;
+
+    FlinklabNoDelayListener(Method getSocket) {
+        this.getSocket = getSocket;
+    }
+
+    /** connectionStarted sets TCP_NODELAY; the other events are no-ops. */
+    public Object invoke(Object proxy, Method method, Object[] args) {
+        String name = method.getName();
+        if ("connectionStarted".equals(name) && args != null && args.length == 1) {
+            noDelay(getSocket, args[0]);
+        } else if ("hashCode".equals(name)) {
+            return Integer.valueOf(System.identityHashCode(proxy));
+        } else if ("equals".equals(name)) {
+            return Boolean.valueOf(args != null && args.length == 1 && proxy == args[0]);
+        } else if ("toString".equals(name)) {
+            return "FlinklabNoDelay";
+        }
+        return null;
+    }
+
+    static boolean noDelay(Method getSocket, Object connection) {
+        try {
+            Socket socket = (Socket) getSocket.invoke(connection, new Object[0]);
+            if (socket == null) {
+                return false;
+            }
+            socket.setTcpNoDelay(true);
+            return true;
+        } catch (Exception e) {
+            return false;  // a closed connection: nothing to send on
+        }
     }
 }
 
