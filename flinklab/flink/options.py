@@ -33,6 +33,12 @@ BEHAVIOUR_OPTIONS: dict[str, str] = {
     # JobManager and TaskManagers start together, so a TaskManager often asks before the ResourceManager is up:
     # Flink then waits this long before asking again (default 10 s, most of a start). An attempt is cheap.
     "cluster.registration.error-delay": "200ms",
+    # A job's first slot waited for two timers that batch requests on big clusters: the ResourceManager checks
+    # requirements 50 ms after they change, and a JobMaster declares its slot requests up to 20 ms apart. Without
+    # them a task's SCHEDULED -> DEPLOYING went from 94 ms to 30-44 ms (measured, a lab's batch COUNT); the checks
+    # are cheap at a class's size (a few TaskManagers).
+    "slotmanager.requirement-check.delay": "0ms",
+    "slot.request.max-interval": "0ms",
 }
 
 
