@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     from flinklab.gateway.app import create_app
 
     server = uvicorn.Server(uvicorn.Config(create_app(service, token=token), host=args.host, port=args.port,
-                                           log_level="warning", lifespan="off"))
+                                           log_level="warning", lifespan="on"))
 
     def stop(signum: int, frame: object) -> None:
         server.should_exit = True

@@ -8,8 +8,9 @@ Flink's `{"errors": [...]}` with its HTTP statuses: 404 for an unknown path, 400
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from starlette.applications import Starlette
@@ -281,4 +282,12 @@ def create_app(service: GatewayService, *, token: str) -> TokenGate:
     async def not_allowed(request: Request, exc: Exception) -> Response:
         return _errors(405, f"Not allowed: {request.method} {request.url.path}")
 
-    return TokenGate(Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed}), token)
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        # the first run_in_threadpool imports anyio's asyncio backend and starts the pool's first thread: 0.1 s
+        # that fell on a learner's first call (its session open); here it falls on the server's start
+        await run_in_threadpool(lambda: None)
+        yield
+
+    return TokenGate(Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed},
+                               lifespan=lifespan), token)

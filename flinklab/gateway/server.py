@@ -43,7 +43,7 @@ class EmbeddedGateway:
         self._socket = socket.socket()
         self._socket.bind((host, port))
         self.host, self.port = self._socket.getsockname()[:2]
-        config = uvicorn.Config(create_app(service, token=self.token), log_level="warning", lifespan="off")
+        config = uvicorn.Config(create_app(service, token=self.token), log_level="warning", lifespan="on")
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._socket]},
                                         name="flinklab-gateway-http", daemon=True)
