@@ -551,8 +551,8 @@ class FlinklabRows {
  * server object's own package (PyFlink shades it), by reflection.
  */
 class FlinklabNoDelay {
-    /** Switches Nagle's algorithm off on `server`'s connections, now and as they start; how many it set now. */
-    public int install(Object server) throws Exception {
+    /** Switches Nagle's algorithm off on `server`'s connections, now and as they start. */
+    public void install(Object server) throws Exception {
         Class type = server.getClass();
         ClassLoader loader = type.getClassLoader();
         String py4j = type.getPackage().getName();
@@ -568,13 +568,9 @@ class FlinklabNoDelay {
         synchronized (connections) {
             open = new ArrayList(connections);
         }
-        int set = 0;
         for (int i = 0; i < open.size(); i++) {
-            if (FlinklabNoDelayListener.noDelay(getSocket, open.get(i))) {
-                set++;
-            }
+            FlinklabNoDelayListener.noDelay(getSocket, open.get(i));
         }
-        return set;
     }
 }
 
@@ -601,16 +597,14 @@ class FlinklabNoDelayListener implements InvocationHandler {
         return null;
     }
 
-    static boolean noDelay(Method getSocket, Object connection) {
+    static void noDelay(Method getSocket, Object connection) {
         try {
             Socket socket = (Socket) getSocket.invoke(connection, new Object[0]);
-            if (socket == null) {
-                return false;
+            if (socket != null) {
+                socket.setTcpNoDelay(true);
             }
-            socket.setTcpNoDelay(true);
-            return true;
         } catch (Exception e) {
-            return false;  // a closed connection: nothing to send on
+            // a closed connection: nothing to send on
         }
     }
 }

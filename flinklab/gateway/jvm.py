@@ -99,11 +99,9 @@ class Jvm:
         return loader
 
     def _no_delay(self, loader: Any) -> None:
-        """TCP_NODELAY on the py4j server's connections (FlinklabNoDelay): an answer over 8 KB took 44 ms."""
-        ctor = loader.loadClass("FlinklabNoDelay").getDeclaredConstructors()[0]
-        ctor.setAccessible(True)
-        ctor.newInstance(self.gateway.new_array(self.jvm.java.lang.Object, 0)).install(
-            self.gateway.java_gateway_server)
+        """TCP_NODELAY on the py4j server's connections (FlinklabNoDelay): an answer over 8 KB took 44 ms.
+        The class comes from `loader` itself: java_class would take the locks its caller holds."""
+        self._construct(loader.loadClass("FlinklabNoDelay")).install(self.gateway.java_gateway_server)
 
     def java_class(self, name: str) -> Any:
         """A Java Class object (ours or Flink's), looked up once."""
@@ -117,7 +115,9 @@ class Jvm:
 
     def new(self, class_name: str, *args: Any) -> Any:
         """An instance of one of the helper classes (their only public constructor)."""
-        cls = self.java_class(class_name)
+        return self._construct(self.java_class(class_name), *args)
+
+    def _construct(self, cls: Any, *args: Any) -> Any:
         ctor = cls.getDeclaredConstructors()[0]
         ctor.setAccessible(True)
         array = self.gateway.new_array(self.jvm.java.lang.Object, len(args))
