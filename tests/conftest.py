@@ -39,7 +39,9 @@ def make_settings(root: Path, **overrides: object) -> Settings:
         workspace_root=root / "workspace",
         data_dir=root / "data",
         state_dir=root / "state",
-        **overrides,
+        # beside the test's own dirs, shared by the tests of a session (pytest's temp base): the SQL gateway's
+        # class-data archive (flinklab/gateway/cds.py) is dumped once, by the first gateway that stops
+        **{"cache_dir": root.parent / "flinklab-cache", **overrides},
     )
 
 

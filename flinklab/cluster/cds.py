@@ -24,32 +24,16 @@ Deleting the cds dir resets it.
 
 from __future__ import annotations
 
-import hashlib
-import os
-import re
 import shlex
 import shutil
 import subprocess
 import time
 from pathlib import Path
 
+from flinklab.flink.cds import SAFE_PATH, archive_path
 from flinklab.settings import QUICK_JIT
-from flinklab.version import FLINK_VERSION
 
-#: Paths the scripts pass through `eval echo` unquoted: anything else (spaces, $, quotes) goes without an archive.
-_SAFE_PATH = re.compile(r"^[\w./+-]+$")
-
-
-def archive_path(cds_dir: Path, kind: str, java: str, flink_home: Path) -> Path:
-    """`cds_dir/KIND-KEY.jsa`, KEY naming the java binary, its JDK's module image and the Flink distribution."""
-    real = os.path.realpath(java)
-    modules = Path(real).parent.parent / "lib" / "modules"
-    try:
-        stamp = f"{modules.stat().st_mtime_ns}:{modules.stat().st_size}"
-    except OSError:
-        stamp = "-"
-    key = hashlib.sha1(f"{real}|{stamp}|{flink_home}|{FLINK_VERSION}".encode()).hexdigest()[:12]
-    return cds_dir / f"{kind}-{key}.jsa"
+__all__ = ["archive_path", "cds_options", "class_list", "start_dump"]
 
 
 def class_list(archive: Path) -> Path:
@@ -60,7 +44,7 @@ def class_list(archive: Path) -> Path:
 def cds_options(archive: Path, java_major: int, record: bool) -> str:
     """The JVM options that map `archive` or (when `record`, and there is none yet) list the classes to put in it;
     '' otherwise, and when the path cannot pass through Flink's scripts."""
-    if java_major < 11 or not _SAFE_PATH.match(str(archive)):
+    if java_major < 11 or not SAFE_PATH.match(str(archive)):
         return ""
     if archive.is_file():
         return f"-XX:SharedArchiveFile={archive}"

@@ -112,9 +112,11 @@ def start(settings: Settings, rest_url: str | None = None) -> subprocess.Popen:
     write_token(settings.state_dir)  # a new one each start: the process reads it from the state dir, never argv
     args = [sys.executable, "-m", _MODULE, "--host", settings.bind_host, "--port", str(settings.gateway_port),
             "--state-dir", str(settings.state_dir), *(["--rest-url", rest_url] if rest_url else [])]
+    # the cache dir holds its JVM's class-data archive (flinklab/gateway/cds.py): these settings', not the env's
+    env = {**os.environ, "FLINKLAB_CACHE_DIR": str(settings.cache_dir)}
     with open(log, "ab") as out:
         proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True, close_fds=True)
+                                start_new_session=True, close_fds=True, env=env)
     try:
         pid_file(settings).write_text(f"{proc.pid}\n")
     except BaseException:  # Ctrl-C or a full disk: a gateway nobody can find must not be left running

@@ -3,8 +3,10 @@
 Starts PyFlink's JVM, loads the planner, then serves Flink's SQL Gateway REST API with uvicorn, and warms the
 planner up on a thread (flinklab/gateway/warmup.py) while the cluster starts. It answers `/info` only once the
 planner is loaded; `POST /flinklab/warm-up` (flink-up, once the cluster is ready) runs one tiny job on the cluster.
-SIGTERM stops it: sessions are closed (their unfinished jobs cancelled) and the JVM shut down. It lives here, not
-in flinklab.gateway, because it asks the cluster record which cluster (and image) is the current one.
+SIGTERM stops it: sessions are closed (their unfinished jobs cancelled), the JVM's classes dumped into its
+class-data archive when it had none (flinklab/gateway/cds.py: a few seconds, once), and the JVM shut down. It
+lives here, not in flinklab.gateway, because it asks the cluster record which cluster (and image) is the current
+one.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import sys
 from pathlib import Path
 
 from flinklab.access import read_token
+from flinklab.errors import FlinklabError
+from flinklab.gateway import cds
 from flinklab.gateway.service import DEFAULT_CHECK_INTERVAL, DEFAULT_IDLE_TIMEOUT, GatewayService
 from flinklab.settings import Settings
 
@@ -63,7 +67,18 @@ def main(argv: list[str] | None = None) -> int:
         # the backend is not the gateway's business (and one registered only in flink-up's process is unknown here)
         settings = Settings.from_env(state_dir=args.state_dir, backend="auto")
         token = read_token(args.state_dir)  # flink-up wrote it before it started this process
-        service = recorded_service(args.rest_url, settings, args.idle_timeout, args.check_interval)
+        archive = cds.gateway_archive(settings)  # the JVM maps its class-data archive, or records one to dump
+        try:
+            service = recorded_service(args.rest_url, cds.with_archive(settings, archive), args.idle_timeout,
+                                       args.check_interval)
+        except FlinklabError as exc:
+            if archive.record or archive.path is None:
+                raise
+            log.warning("the JVM did not start with the class-data archive %s (%s): starting again without it",
+                        archive.path, exc)
+            archive = cds.discard(archive)
+            service = recorded_service(args.rest_url, cds.with_archive(settings, archive), args.idle_timeout,
+                                       args.check_interval)
     except Exception as exc:  # noqa: BLE001 - the process log is where flink-up points the user
         log.error("could not start: %s", exc)
         return 2
@@ -85,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
         server.run()
     finally:
         service.stop()
+        if server.started:  # its port and sessions closed: the JVM's classes go into the archive the next maps
+            cds.dump(service.jvm, archive)
         service.jvm.shutdown()
     log.info("stopped")
     return 0 if server.started else 2

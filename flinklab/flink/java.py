@@ -19,6 +19,8 @@ from flinklab.errors import ClusterError
 from flinklab.version import FLINK_VERSION
 
 MIN_JAVA = 11
+#: The first Java with `VM.cds dynamic_dump` (the gateway's class-data archive: flinklab.gateway.cds)
+MIN_DYNAMIC_CDS_JAVA = 17
 
 
 def locate_java(env: Mapping[str, str] | None = None, java_home: str | None = None) -> str | None:
@@ -43,13 +45,10 @@ def find_java(env: Mapping[str, str] | None = None) -> tuple[str, int]:
                                "Point JAVA_HOME at a Java 17 installation, or unset it to use `java` from PATH.")
         raise ClusterError("Java is not installed (no `java` on PATH, JAVA_HOME unset).",
                            "Install Java 17 (e.g. `apt-get install openjdk-17-jre-headless`) or set JAVA_HOME.")
-    major = _release_major(java)  # the JDK's `release` file: no JVM start before the cluster's own
-    if major is None:
-        try:
-            proc = subprocess.run([java, "-version"], check=False, capture_output=True, text=True, timeout=30)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise ClusterError(f"Could not run {java} -version: {exc}.", "Check the Java installation.") from None
-        major = parse_java_major(proc.stderr + proc.stdout)
+    try:
+        major = java_major(java)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ClusterError(f"Could not run {java} -version: {exc}.", "Check the Java installation.") from None
     if major is None:
         raise ClusterError(f"Could not tell the version of {java}.", "Install Java 17 and set JAVA_HOME to it.")
     if major < MIN_JAVA:
@@ -68,6 +67,16 @@ def host_java(env: Mapping[str, str] | None = None) -> str | None:
 
     configured = read_from_config(KEY_ENV_JAVA_HOME, None, os.path.join(_find_flink_home(), "conf"))
     return locate_java(env, configured)
+
+
+def java_major(java: str) -> int | None:
+    """`java`'s major version: from its JDK's `release` file (no JVM start), else `java -version`; None when
+    neither tells. OSError or TimeoutExpired when `java -version` cannot run."""
+    major = _release_major(java)
+    if major is None:
+        proc = subprocess.run([java, "-version"], check=False, capture_output=True, text=True, timeout=30)
+        major = parse_java_major(proc.stderr + proc.stdout)
+    return major
 
 
 def _release_major(java: str) -> int | None:

@@ -574,6 +574,21 @@ class FlinklabNoDelay {
     }
 }
 
+/**
+ * The JVM's own `jcmd PID VM.cds dynamic_dump PATH`, through the DiagnosticCommand MBean (py4j cannot reach the
+ * platform MBean server's class): the gateway's class-data archive, flinklab/gateway/cds.py. Returns what the
+ * command printed.
+ */
+class FlinklabCds {
+    public String dynamicDump(String path) throws Exception {
+        javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        Object said = server.invoke(new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"),
+                "vmCds", new Object[] {new String[] {"dynamic_dump " + path}},
+                new String[] {String[].class.getName()});
+        return String.valueOf(said);
+    }
+}
+
 /** py4j's GatewayServerListener, as a proxy's handler: connectionStarted(connection) sets TCP_NODELAY. */
 class FlinklabNoDelayListener implements InvocationHandler {
     private final Method getSocket;
