@@ -104,6 +104,7 @@ def main() -> int:
         workspace_root=root / "workspace",
         data_dir=root / "data",
         state_dir=root / "state",
+        cache_dir=root / "cache",  # the gateway's class-data archive: made when its first gateway stops
         rest_port=free_port(),
         gateway_port=free_port(),
         backend=args.backend,

@@ -44,7 +44,8 @@ def free_port() -> int:
 def bench_settings(root: Path, gateway: bool = False) -> Settings:
     """Settings under `root` with free ports (the gateway's only when asked for), the local backend."""
     return Settings.from_env(workspace_root=root / "workspace", data_dir=root / "data", state_dir=root / "state",
-                             rest_port=free_port(), gateway_port=free_port() if gateway else 0, backend="local")
+                             cache_dir=root / "cache", rest_port=free_port(),
+                             gateway_port=free_port() if gateway else 0, backend="local")
 
 
 def env_of(settings: Settings) -> dict[str, str]:
@@ -52,7 +53,7 @@ def env_of(settings: Settings) -> dict[str, str]:
     return {**os.environ, "FLINKLAB_STATE_DIR": str(settings.state_dir),
             "FLINKLAB_REST_PORT": str(settings.rest_port), "FLINKLAB_GATEWAY_PORT": str(settings.gateway_port),
             "FLINKLAB_WORKSPACE": str(settings.workspace_root), "FLINKLAB_DATA_DIR": str(settings.data_dir),
-            "FLINKLAB_BACKEND": "local"}
+            "FLINKLAB_CACHE_DIR": str(settings.cache_dir), "FLINKLAB_BACKEND": "local"}
 
 
 def script(name: str) -> str:

@@ -249,14 +249,23 @@ def attach(settings: Settings, root: Path, row: Row, figures: dict) -> None:
     from flinklab.environment import gateway
 
     rest_url = resolve_rest_url(settings)
-    alone = Settings.from_env(state_dir=root / "gw-alone", gateway_port=_free_port(), backend="auto")
-    started = time.monotonic()
-    proc = gateway.start(alone, rest_url)
-    try:
-        gateway.wait_ready(alone, proc, 300)
-        own = time.monotonic() - started
-    finally:
-        gateway.stop(alone)
+
+    def gateway_start(state: str, cache: Path) -> float:
+        alone = Settings.from_env(state_dir=root / state, cache_dir=cache, gateway_port=_free_port(), backend="auto")
+        started = time.monotonic()
+        proc = gateway.start(alone, rest_url)
+        try:
+            gateway.wait_ready(alone, proc, 300)
+            return time.monotonic() - started
+        finally:
+            gateway.stop(alone)
+
+    # its JVM's class-data archive (flinklab/gateway/cds.py) was made when the bench's first gateway stopped
+    own = gateway_start("gw-alone", settings.cache_dir)
+    without = gateway_start("gw-no-archive", root / "cache-none")
+    figures.update(gateway_start_without_archive_s=without)
+    row("the gateway's own start to ready, with its class-data archive (s)",
+        f"{own:.1f}  (without: {without:.1f} s, {without / own:.2f}x)")
     remote = {**env_of(settings), "FLINKLAB_STATE_DIR": str(root / "attach"), "FLINKLAB_BACKEND": "remote",
               "FLINKLAB_GATEWAY_PORT": str(_free_port())}
     started = time.monotonic()
