@@ -138,7 +138,7 @@ def wait_ready(settings: Settings, proc: subprocess.Popen, timeout: float) -> No
                                     f"Its log: {log_file(settings)}", log_tail=tail_lines(log_file(settings), 15))
         if answers(settings.gateway_url, timeout=1.0):
             return
-        time.sleep(0.2)
+        time.sleep(0.05)  # a refused connection costs nothing; each 0.2 s was 0.1 s of every start on average
     stop(settings)
     raise ClusterStartError(f"The SQL gateway did not answer within {timeout:.0f}s.",
                             f"Its log: {log_file(settings)}", log_tail=tail_lines(log_file(settings), 15))
