@@ -13,6 +13,7 @@ from conftest import free_port, make_settings
 
 from flinklab.access import read_token
 from flinklab.environment import gateway
+from flinklab.errors import FlinklabError
 from flinklab.flink.java import host_java
 from flinklab.gateway import cds
 from flinklab.settings import Settings
@@ -96,6 +97,40 @@ def test_a_discarded_archive_is_removed_and_recorded_anew(own_cache: Settings) -
     again = cds.discard(mapped)
     assert not path.exists() and again.record and again.path == path
     assert cds.discard(cds.NONE) == cds.NONE
+
+
+@needs_java17
+@pytest.mark.parametrize("record", [True, False])
+def test_a_jvm_that_does_not_start_with_its_archive_starts_again_without_it(own_cache: Settings,
+                                                                           record: bool) -> None:
+    options: list[str] = []
+
+    def start(settings: Settings) -> str:
+        options.append(settings.gateway_jvm_args)
+        if "SharedArchiveFile" in settings.gateway_jvm_args:
+            raise FlinklabError("The SQL gateway's JVM did not start on this host: no reason printed")
+        return "service"
+
+    service, archive = cds.launched(own_cache, start, record=record)  # none yet: recorded, or nothing
+    assert service == "service" and archive.record is record
+    assert (cds.RECORD in options[-1].split()) is record
+    path = cds.gateway_archive(own_cache).path
+    assert path is not None
+    path.write_bytes(b"damaged")
+    options.clear()
+    service, archive = cds.launched(own_cache, start, record=record)
+    assert service == "service" and not path.exists()
+    assert "SharedArchiveFile" in options[0] and "SharedArchiveFile" not in options[1]
+    assert archive == (cds.discard(cds.GatewayArchive(path)) if record else cds.NONE)
+
+
+@needs_java17
+def test_a_jvm_that_does_not_start_while_recording_fails_as_it_did(own_cache: Settings) -> None:
+    def start(settings: Settings) -> str:
+        raise FlinklabError("no JVM")
+
+    with pytest.raises(FlinklabError, match="no JVM"):
+        cds.launched(own_cache, start, record=True)
 
 
 def _jvm_maps(archive: Path) -> bool:

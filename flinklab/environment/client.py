@@ -47,9 +47,12 @@ class SqlClient(_GatewayClient):
 def start_embedded(settings: Settings, cluster_url: str) -> EmbeddedGateway:
     """A gateway served from a thread of this process for the cluster at `cluster_url`, started."""
     from flinklab.environment.serve_gateway import client_image
+    from flinklab.gateway import cds
     from flinklab.gateway.server import EmbeddedGateway, build_service
 
     # the backend is not the gateway's business, as in the gateway process
-    gateway_settings = Settings.from_env(state_dir=settings.state_dir, backend="auto")
-    service = build_service(cluster_url, gateway_settings, image=lambda: client_image(settings))
+    gateway_settings = Settings.from_env(state_dir=settings.state_dir, cache_dir=settings.cache_dir, backend="auto")
+    # its JVM maps the class-data archive a gateway process dumped (flinklab/gateway/cds.py), if there is one
+    service, _ = cds.launched(gateway_settings, lambda each: build_service(
+        cluster_url, each, image=lambda: client_image(settings)), record=False)
     return EmbeddedGateway(service).start()

@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 
 from flinklab.access import read_token
-from flinklab.errors import FlinklabError
 from flinklab.gateway import cds
 from flinklab.gateway.service import DEFAULT_CHECK_INTERVAL, DEFAULT_IDLE_TIMEOUT, GatewayService
 from flinklab.settings import Settings
@@ -67,18 +66,9 @@ def main(argv: list[str] | None = None) -> int:
         # the backend is not the gateway's business (and one registered only in flink-up's process is unknown here)
         settings = Settings.from_env(state_dir=args.state_dir, backend="auto")
         token = read_token(args.state_dir)  # flink-up wrote it before it started this process
-        archive = cds.gateway_archive(settings)  # the JVM maps its class-data archive, or records one to dump
-        try:
-            service = recorded_service(args.rest_url, cds.with_archive(settings, archive), args.idle_timeout,
-                                       args.check_interval)
-        except FlinklabError as exc:
-            if archive.record or archive.path is None:
-                raise
-            log.warning("the JVM did not start with the class-data archive %s (%s): starting again without it",
-                        archive.path, exc)
-            archive = cds.discard(archive)
-            service = recorded_service(args.rest_url, cds.with_archive(settings, archive), args.idle_timeout,
-                                       args.check_interval)
+        # the JVM maps its class-data archive, or records one to dump at the stop
+        service, archive = cds.launched(settings, lambda each: recorded_service(
+            args.rest_url, each, args.idle_timeout, args.check_interval), record=True)
     except Exception as exc:  # noqa: BLE001 - the process log is where flink-up points the user
         log.error("could not start: %s", exc)
         return 2

@@ -13,7 +13,8 @@ bytes, not by path). So:
    all its time (the warm-ups, every learner's statements, job submission and results) into `KIND-KEY.jsa.PID`,
    at the lowest CPU priority, and renames it into place once complete: a start only ever sees a whole archive.
    That is a few seconds, once;
-3. every later start maps it (`-XX:SharedArchiveFile`).
+3. every later start maps it (`-XX:SharedArchiveFile`), and so does the JVM of `sql-client.sh embedded` (a
+   JVM for one call, which never records: it would dump seconds of work for a few seconds of use).
 
 The archive lives in the cache dir (`FLINKLAB_CACHE_DIR`, default ~/.cache/flinklab), not a state dir: it depends
 only on the java, its JDK, the Flink and the gateway's JVM options, which its name carries, so every state dir
@@ -27,15 +28,19 @@ import contextlib
 import logging
 import os
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from flinklab.errors import FlinklabError
 from flinklab.flink.cds import SAFE_PATH, archive_path
 from flinklab.flink.java import MIN_DYNAMIC_CDS_JAVA, host_java, java_major
 from flinklab.settings import Settings
 
 log = logging.getLogger("flinklab.gateway")
+
+T = TypeVar("T")
 
 #: The JVM option that keeps what a dynamic dump needs (without it `VM.cds dynamic_dump` refuses)
 RECORD = "-XX:+RecordDynamicDumpInfo"
@@ -100,6 +105,27 @@ def discard(archive: GatewayArchive) -> GatewayArchive:
             archive.path.unlink()
         return GatewayArchive(archive.path, f"{RECORD} {QUIET}", record=True)
     return NONE
+
+
+def launched(settings: Settings, start: Callable[[Settings], T], *, record: bool) -> tuple[T, GatewayArchive]:
+    """`start(settings)` (a gateway service on a new JVM) with the JVM's archive in its options: mapped when there
+    is one, else recorded when `record` (the gateway process, which dumps it at its stop: dump()); returns what
+    `start` returned and the archive. A JVM that does not start with an archive (a damaged one crashes it as it
+    maps it) is started again without it, the archive removed."""
+    archive = gateway_archive(settings)
+    if archive.record and not record:
+        archive = NONE  # a JVM for one call (`sql-client.sh embedded`) only maps what a gateway process dumped
+    try:
+        return start(with_archive(settings, archive)), archive
+    except FlinklabError as exc:
+        if archive.record or archive.path is None:
+            raise
+        # INFO: a client process without logging set up would print a WARNING into the user's output
+        log.info("the JVM did not start with the class-data archive %s (%s): starting again without it",
+                 archive.path, exc)
+        discarded = discard(archive)  # the next gateway process records anew
+        archive = discarded if record else NONE
+        return start(with_archive(settings, archive)), archive
 
 
 def with_archive(settings: Settings, archive: GatewayArchive) -> Settings:
