@@ -39,10 +39,21 @@ def make_settings(root: Path, **overrides: object) -> Settings:
         workspace_root=root / "workspace",
         data_dir=root / "data",
         state_dir=root / "state",
-        # beside the test's own dirs, shared by the tests of a session (pytest's temp base): the SQL gateway's
-        # class-data archive (flinklab/gateway/cds.py) is dumped once, by the first gateway that stops
-        **{"cache_dir": root.parent / "flinklab-cache", **overrides},
+        # shared by the tests of a session (under pytest's temp base): the SQL gateway's class-data archive
+        # (flinklab/gateway/cds.py) is dumped once, by the first gateway that stops; never the user's ~/.cache
+        **{"cache_dir": SESSION_CACHE or root / "cache", **overrides},
     )
+
+
+#: the session's cache dir (set by `_session_cache` as the session starts)
+SESSION_CACHE: Path | None = None
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    global SESSION_CACHE
+    SESSION_CACHE = tmp_path_factory.getbasetemp() / "flinklab-cache"
+    yield
 
 
 def settings_env(settings: Settings) -> dict[str, str]:
@@ -54,6 +65,7 @@ def settings_env(settings: Settings) -> dict[str, str]:
         FLINKLAB_GATEWAY_PORT=str(settings.gateway_port),
         FLINKLAB_WORKSPACE=str(settings.workspace_root),
         FLINKLAB_DATA_DIR=str(settings.data_dir),
+        FLINKLAB_CACHE_DIR=str(settings.cache_dir),
     )
     return env
 

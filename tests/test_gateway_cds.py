@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from conftest import free_port, make_settings
@@ -68,8 +69,40 @@ def test_partial_dumps_of_dead_gateways_are_removed_and_a_live_ones_kept(own_cac
     alive = path.with_name(f"{path.name}.{os.getpid()}")
     dead.write_bytes(b"half")
     alive.write_bytes(b"being written")
-    cds.gateway_archive(own_cache)
+    assert cds.gateway_archive(own_cache).record  # one killed dump: the next gateway tries again
     assert not dead.exists() and alive.exists()
+    dead.write_bytes(b"half again")
+    assert cds.gateway_archive(own_cache) == cds.NONE  # two: this machine kills its dumps, gateways stop recording
+
+
+@pytest.fixture
+def no_jvm(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in a gateway process before its JVM starts (this test process may have one) and without JVM_ARGS."""
+    from pyflink import java_gateway
+
+    monkeypatch.setattr(java_gateway, "_gateway", None)
+    monkeypatch.delenv("JVM_ARGS", raising=False)
+
+
+@needs_java17
+def test_an_exported_jvm_args_goes_without_an_archive(own_cache: Settings, no_jvm: None,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JVM_ARGS", "-Xmx1g")  # PyFlink's launcher passes it instead of the settings' options
+    seen: list[str] = []
+    assert cds.launched(own_cache, lambda each: seen.append(each.gateway_jvm_args), record=True)[1] == cds.NONE
+    assert seen == [own_cache.gateway_jvm_args]
+
+
+@needs_java17
+def test_an_archive_the_jvm_does_not_map_is_removed(own_cache: Settings, no_jvm: None) -> None:
+    path = cds.gateway_archive(own_cache).path
+    assert path is not None
+    path.write_bytes(b"an archive of another classpath")
+    me = SimpleNamespace(pid=os.getpid)  # this process: it maps no archive
+    service = SimpleNamespace(jvm=SimpleNamespace(jvm=SimpleNamespace(java=SimpleNamespace(lang=SimpleNamespace(
+        ProcessHandle=SimpleNamespace(current=lambda: me))))))
+    assert cds.launched(own_cache, lambda each: service, record=True)[0] is service
+    assert not path.exists()
 
 
 def test_no_archive_before_java_17_nor_where_the_launcher_splits_the_path(tmp_path: Path) -> None:
@@ -101,7 +134,7 @@ def test_a_discarded_archive_is_removed_and_recorded_anew(own_cache: Settings) -
 
 @needs_java17
 @pytest.mark.parametrize("record", [True, False])
-def test_a_jvm_that_does_not_start_with_its_archive_starts_again_without_it(own_cache: Settings,
+def test_a_jvm_that_does_not_start_with_its_archive_starts_again_without_it(own_cache: Settings, no_jvm: None,
                                                                            record: bool) -> None:
     options: list[str] = []
 
@@ -125,7 +158,7 @@ def test_a_jvm_that_does_not_start_with_its_archive_starts_again_without_it(own_
 
 
 @needs_java17
-def test_a_jvm_that_does_not_start_while_recording_fails_as_it_did(own_cache: Settings) -> None:
+def test_a_jvm_that_does_not_start_while_recording_fails_as_it_did(own_cache: Settings, no_jvm: None) -> None:
     def start(settings: Settings) -> str:
         raise FlinklabError("no JVM")
 

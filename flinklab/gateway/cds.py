@@ -1,8 +1,9 @@
 """Class-data sharing for the SQL gateway's JVM: its classes (the planner, Calcite, Janino, py4j, the REST client)
 mapped from an archive instead of loaded and verified one by one at every start.
 
-Measured on 2 cores (a gateway started alone, then its first statement, a batch COUNT over a CSV file):
-without an archive 4.0-4.4 s to ready and 1.3-1.5 s for the statement; with one, 2.5-2.6 s and 0.8-0.9 s.
+Measured on 2 cores, a gateway started alone (no cluster starting beside it), then its first statement (a batch
+COUNT over a CSV file): without an archive 4.0-4.4 s to ready and 1.3-1.5 s for the statement; with one, 2.5-2.6 s
+and 0.8-0.9 s (scripts/bench.py, beside a starting cluster: 4.9 s and 3.0 s to ready).
 
 The planner comes through Flink's planner loader, a class loader of its own over a jar it unpacks under a new
 name at every start, so a static archive made from a class list (what the cluster's JVMs use, flinklab.cluster.cds)
@@ -12,8 +13,9 @@ bytes, not by path). So:
 2. when it stops (flink-down), after it has closed its port and its sessions, that JVM dumps what it loaded in
    all its time (the warm-ups, every learner's statements, job submission and results) into `KIND-KEY.jsa.PID`,
    at the lowest CPU priority, and renames it into place once complete: a start only ever sees a whole archive.
-   That is a few seconds, once;
-3. every later start maps it (`-XX:SharedArchiveFile`), and so does the JVM of `sql-client.sh embedded` (a
+   That is a few seconds, once (where flink-down's timeout kills two dumps, gateways stop recording);
+3. every later start maps it (`-XX:SharedArchiveFile`; one that the JVM does not map is removed, and the next
+   gateway records anew), and so does the JVM of `sql-client.sh embedded` (a
    JVM for one call, which never records: it would dump seconds of work for a few seconds of use).
 
 The archive lives in the cache dir (`FLINKLAB_CACHE_DIR`, default ~/.cache/flinklab), not a state dir: it depends
@@ -29,7 +31,7 @@ import logging
 import os
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -37,6 +39,7 @@ from flinklab.errors import FlinklabError
 from flinklab.flink.cds import SAFE_PATH, archive_path
 from flinklab.flink.java import MIN_DYNAMIC_CDS_JAVA, host_java, java_major
 from flinklab.settings import Settings
+from flinklab.text import first_line
 
 log = logging.getLogger("flinklab.gateway")
 
@@ -85,17 +88,36 @@ def gateway_archive(settings: Settings, java: str | None = None) -> GatewayArchi
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError:
         return NONE  # an unwritable cache: no archive, as before
-    _remove_stale(path)
+    if _killed_dumps(path) >= GIVE_UP_AFTER:
+        return NONE  # its dumps never finish before flink-down's SIGKILL here: stop paying for them
     return GatewayArchive(path, f"{RECORD} {QUIET}", record=True)
 
 
-def _remove_stale(path: Path) -> None:
-    """Remove the partial dumps (`NAME.PID`) of gateways that died dumping (a SIGKILL at flink-down's timeout)."""
+#: Dumps killed before they ended (a SIGKILL at flink-down's timeout, on a machine too busy for a nice-19 dump)
+#: after which gateways stop recording (delete the cds dir to try again)
+GIVE_UP_AFTER = 2
+
+
+def _killed_dumps(path: Path) -> int:
+    """Remove the partial dumps (`NAME.PID`) of gateways that died dumping; how many there have been so far (kept
+    in `NAME.killed`)."""
+    tally = path.with_name(f"{path.name}.killed")
+    try:
+        killed = int(tally.read_text().strip() or 0)
+    except (OSError, ValueError):
+        killed = 0
+    found = 0
     for partial in path.parent.glob(f"{path.name}.*"):
         pid = partial.name.rsplit(".", 1)[-1]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             with contextlib.suppress(OSError):
                 partial.unlink()
+                found += 1
+    if found:
+        killed += found
+        with contextlib.suppress(OSError):
+            tally.write_text(f"{killed}\n")
+    return killed
 
 
 def discard(archive: GatewayArchive) -> GatewayArchive:
@@ -112,26 +134,42 @@ def launched(settings: Settings, start: Callable[[Settings], T], *, record: bool
     is one, else recorded when `record` (the gateway process, which dumps it at its stop: dump()); returns what
     `start` returned and the archive. A JVM that does not start with an archive (a damaged one crashes it as it
     maps it) is started again without it, the archive removed."""
-    archive = gateway_archive(settings)
+    from pyflink import java_gateway
+
+    # an exported JVM_ARGS is what PyFlink's launcher passes instead of the settings' (flinklab.gateway.jvm)
+    archive = NONE if os.environ.get("JVM_ARGS") else gateway_archive(settings)
     if archive.record and not record:
         archive = NONE  # a JVM for one call (`sql-client.sh embedded`) only maps what a gateway process dumped
     try:
-        return start(with_archive(settings, archive)), archive
+        service = start(with_archive(settings, archive))
     except FlinklabError as exc:
-        if archive.record or archive.path is None:
-            raise
+        if archive.record or archive.path is None or java_gateway._gateway is not None:
+            raise  # not a JVM that failed to start with its archive
         # INFO: a client process without logging set up would print a WARNING into the user's output
         log.info("the JVM did not start with the class-data archive %s (%s): starting again without it",
-                 archive.path, exc)
+                 archive.path, first_line(str(exc)))
         discarded = discard(archive)  # the next gateway process records anew
         archive = discarded if record else NONE
         return start(with_archive(settings, archive)), archive
+    if archive.path is not None and not archive.record and _mapped(service, archive.path) is False:
+        # the JVM turned sharing off without a word (a classpath or JDK that differs from the dump's): the next
+        # gateway process records a new one
+        log.info("the JVM did not map the class-data archive %s: removed", archive.path)
+        discard(archive)
+    return service, archive
+
+
+def _mapped(service: Any, path: Path) -> bool | None:
+    """Does the JVM of `service` (a GatewayService) map `path` (its /proc maps)? None when that cannot be told."""
+    try:
+        pid = int(service.jvm.jvm.java.lang.ProcessHandle.current().pid())
+        return str(path) in Path(f"/proc/{pid}/maps").read_text()
+    except Exception:  # noqa: BLE001 - no /proc, a JVM in a container: nothing is removed on a guess
+        return None
 
 
 def with_archive(settings: Settings, archive: GatewayArchive) -> Settings:
     """`settings` whose gateway JVM options carry `archive`'s."""
-    from dataclasses import replace
-
     if not archive.options:
         return settings
     return replace(settings, gateway_jvm_args=f"{settings.gateway_jvm_args} {archive.options}")
@@ -152,8 +190,7 @@ def dump(jvm: Any, archive: GatewayArchive) -> bool:
             return False
         tmp.replace(archive.path)
     except Exception as exc:  # noqa: BLE001 - an archive is a nicety: the gateway stops either way
-        log.info("the gateway's class-data archive was not written: %s", str(exc).splitlines()[0][:300] if
-                 str(exc) else type(exc).__name__)
+        log.info("the gateway's class-data archive was not written: %s", first_line(str(exc)) or type(exc).__name__)
         return False
     finally:
         with contextlib.suppress(OSError):
