@@ -51,9 +51,19 @@ SESSION_CACHE: Path | None = None
 
 @pytest.fixture(scope="session", autouse=True)
 def _session_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The session's cache dir, for make_settings and (FLINKLAB_CACHE_DIR) for every console script and gateway
+    a test starts with this process's environment: never the user's ~/.cache."""
     global SESSION_CACHE
     SESSION_CACHE = tmp_path_factory.getbasetemp() / "flinklab-cache"
-    yield
+    saved = os.environ.get("FLINKLAB_CACHE_DIR")
+    os.environ["FLINKLAB_CACHE_DIR"] = str(SESSION_CACHE)
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("FLINKLAB_CACHE_DIR", None)
+        else:
+            os.environ["FLINKLAB_CACHE_DIR"] = saved
 
 
 def settings_env(settings: Settings) -> dict[str, str]:
