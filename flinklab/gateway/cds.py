@@ -63,6 +63,11 @@ class GatewayArchive:
 NONE = GatewayArchive(None)
 
 
+def _recording(path: Path) -> GatewayArchive:
+    """A JVM that records its classes, to dump into `path` at its stop."""
+    return GatewayArchive(path, f"{RECORD} {QUIET}", record=True)
+
+
 def gateway_archive(settings: Settings, java: str | None = None) -> GatewayArchive:
     """What the gateway JVM of `settings` maps, or records for its stop; NONE when it can have no archive."""
     java = java if java is not None else host_java()
@@ -90,7 +95,7 @@ def gateway_archive(settings: Settings, java: str | None = None) -> GatewayArchi
         return NONE  # an unwritable cache: no archive, as before
     if _killed_dumps(path) >= GIVE_UP_AFTER:
         return NONE  # its dumps never finish before flink-down's SIGKILL here: stop paying for them
-    return GatewayArchive(path, f"{RECORD} {QUIET}", record=True)
+    return _recording(path)
 
 
 #: Dumps killed before they ended (a SIGKILL at flink-down's timeout, on a machine too busy for a nice-19 dump)
@@ -125,7 +130,7 @@ def discard(archive: GatewayArchive) -> GatewayArchive:
     if archive.path is not None and not archive.record:
         with contextlib.suppress(OSError):
             archive.path.unlink()
-        return GatewayArchive(archive.path, f"{RECORD} {QUIET}", record=True)
+        return _recording(archive.path)
     return NONE
 
 
