@@ -129,11 +129,11 @@ class Cursor:
         return rows[0] if rows else None
 
     def fetchmany(self, size: int | None = None) -> list[Row]:
-        """Up to `size` rows (default `arraysize`): those that have arrived, waiting only when none has. An
-        empty list means the result has ended."""
+        """The next `size` rows (default `arraysize`), waiting for them as they arrive; fewer only at the end of
+        the result (tools such as jupysql read "fewer" as "the end"), none after it."""
         self._check_result()
         size = self.arraysize if size is None else size
-        if not self._buffer:
+        while len(self._buffer) < size and self._pages is not None:
             self._more()
         taken = [self._buffer.popleft() for _ in range(min(size, len(self._buffer)))]
         self.kinds = [kind for kind, _ in taken]
@@ -195,7 +195,7 @@ class Cursor:
     def _check_result(self) -> None:
         self._check_open()
         if self.description is None:
-            raise ProgrammingError("No result to fetch: the last statement returned no rows (or none ran).")
+            raise ProgrammingError("The last statement returned no rows (or none ran): no results to fetch.")
 
 
 def literal(value: Any) -> str:

@@ -25,7 +25,8 @@ MIN_REFRESH_MS = 100
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:  # argparse would exit the kernel
-        raise UsageError(f"%%{self.prog}: {message}.", f"Usage: {self.format_usage().strip()[7:]}")
+        usage = " ".join(self.format_usage().split()[1:])  # one line, without argparse's "usage:"
+        raise UsageError(f"{self.prog}: {message}.", f"Usage: {usage}")
 
 
 def _positive(text: str) -> int:
@@ -45,7 +46,7 @@ def _refresh(text: str) -> int:
 _positive.__name__ = "a positive integer"
 _refresh.__name__ = f"milliseconds, at least {MIN_REFRESH_MS}"
 
-CELL = _Parser(prog="flink", add_help=False)
+CELL = _Parser(prog="%%flink", add_help=False)
 CELL.add_argument("--display", choices=DISPLAYS[:3])
 CELL.add_argument("--max-rows", type=_positive, default=1000)
 CELL.add_argument("--refresh-ms", type=_refresh, default=500)
@@ -54,14 +55,14 @@ CELL.add_argument("--init", type=Path, metavar="FILE")
 CELL.add_argument("--lab", metavar="LAB")
 CELL.add_argument("--save", metavar="STEP")
 
-CONNECT = _Parser(prog="flink_connect", add_help=False)
+CONNECT = _Parser(prog="%flink_connect", add_help=False)
 CONNECT.add_argument("url", nargs="?")
 CONNECT.add_argument("--token-file", type=Path, metavar="FILE")
 
 
 def parse_cell_line(line: str) -> CellOptions:
     """The options of a `%%flink` line; UsageError (one line) for anything wrong."""
-    args = CELL.parse_args(_split(line, "flink"))
+    args = CELL.parse_args(_split(line, "%%flink"))
     if (args.lab is None) != (args.save is None):
         raise UsageError("%%flink: --lab and --save go together.", "For example: %%flink --lab joins --save regular")
     if args.as_name is not None and not args.as_name.isidentifier():
@@ -74,7 +75,7 @@ def _split(line: str, prog: str) -> list[str]:
     try:
         return shlex.split(line)
     except ValueError as exc:
-        raise UsageError(f"%%{prog}: {exc}.", "Quote values with spaces, and close every quote.") from None
+        raise UsageError(f"{prog}: {exc}.", "Quote values with spaces, and close every quote.") from None
 
 
 def report(exc: FlinklabError) -> None:
@@ -95,7 +96,7 @@ class FlinkMagics(Magics):
         """%flink_connect [URL] [--token-file FILE]: this kernel's session on the gateway at URL (default: the one
         `flink-up` started, its token included)."""
         try:
-            args = CONNECT.parse_args(_split(line, "flink_connect"))
+            args = CONNECT.parse_args(_split(line, "%flink_connect"))
             url = self.kernel.connect(_endpoint(args.url) if args.url else None, args.token_file)
         except FlinklabError as exc:
             report(exc)
