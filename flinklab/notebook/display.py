@@ -63,8 +63,7 @@ class View:
     def bundle(self, status: str) -> dict[str, str]:
         """The display's MIME bundle now (text/html for a notebook, text/plain for everything else)."""
         rows = self.rows()
-        note = f"(the oldest {self.dropped} rows were dropped: --max-rows keeps {self.store_limit})" \
-            if self.dropped else ""
+        note = self.note()
         if self.display == "single":
             value = rows[-1][0] if rows else ""
             name = self.names[0] if self.names else ""
@@ -75,6 +74,11 @@ class View:
         lines = tableau.render_batch(self.names, rows) if rows else []
         plain = "\n".join([*lines[:-1], *([note] if note else []), status])
         return {"text/plain": plain, "text/html": _table_html(self.names, rows) + _status_html(status, note)}
+
+    def note(self) -> str:
+        """The visible note on rows dropped beyond `--max-rows` ('' when none was)."""
+        return f"(the oldest {self.dropped} rows were dropped: --max-rows keeps {self.store_limit})" \
+            if self.dropped else ""
 
     @property
     def store_limit(self) -> int:
@@ -129,7 +133,8 @@ class LiveDisplay:
 
     def collapse(self, status: str) -> None:
         """Replace the table by its status line (the cell's value shows the table)."""
-        bundle = {"text/plain": status, "text/html": _status_html(status, "")}
+        note = self.view.note()
+        bundle = {"text/plain": f"{status} {note}".strip(), "text/html": _status_html(status, note)}
         if self._handle is None:
             self._handle = self._show(bundle, raw=True, display_id=True)
         else:
@@ -139,5 +144,5 @@ class LiveDisplay:
 def status_line(count: int, *, finished: bool, streaming: bool, shown: int) -> str:
     """`Received a total of N rows` (as the tableau ends), with how many are shown while it runs."""
     if finished:
-        return tableau.streaming_footer(count) if streaming else tableau.batch_footer(shown)
+        return tableau.streaming_footer(count) if streaming else tableau.batch_footer(count)
     return f"Running: received {count} {'row' if count == 1 else 'rows'} so far, showing {shown}"
