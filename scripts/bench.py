@@ -404,8 +404,8 @@ def entry() -> int:
     import json
 
     ap = argparse.ArgumentParser(add_help=False)
-    ap.add_argument("--only", nargs="+", choices=["cluster", "grader", "cli", "shell"],
-                    default=["cluster", "grader", "cli", "shell"])
+    ap.add_argument("--only", nargs="+", choices=["cluster", "grader", "cli", "shell", "notebook"],
+                    default=["cluster", "grader", "cli", "shell", "notebook"])
     ap.add_argument("--json", metavar="FILE", type=Path)
     ap.add_argument("--grader-scales", nargs="+", type=int, default=[1, 10, 100])
     ours, rest = ap.parse_known_args()
@@ -424,12 +424,21 @@ def entry() -> int:
             from shell_bench import bench_shell
 
             bench_shell(root, figure, section)
+        bench_notebook_section(root) if "notebook" in ours.only else None
     finally:
         shutil.rmtree(root, ignore_errors=True)
     if ours.json is not None:
         ours.json.write_text(json.dumps({"cores": os.cpu_count(), "figures": FIGURES}, indent=2) + "\n")
         print(f"wrote {ours.json}")
     return status
+
+
+def bench_notebook_section(root: Path) -> None:
+    """The notebook door (scripts/notebook_bench.py, its own cluster and a real Jupyter kernel)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from notebook_bench import bench_notebook
+
+    bench_notebook(root, figure, section)
 
 
 if __name__ == "__main__":

@@ -108,18 +108,20 @@ class FlinkMagics(Magics):
         """%%flink [--display append|update|single] [--max-rows N] [--refresh-ms MS] [--as NAME] [--init FILE]
         [--lab LAB --save STEP]: run the cell's statements in this kernel's session."""
         try:
-            options = parse_cell_line(line)
-            if options.save is not None:
-                save_step(self.kernel, str(options.lab), options.save, cell, display, options.refresh_ms)
-                return None
-            outcome = self.kernel.run_cell(cell, options, display)
+            return self._flink(line, cell)
         except FlinklabError as exc:
             report(exc)
-            return None
-        except KeyboardInterrupt:  # between statements: nothing runs any more
+        except KeyboardInterrupt:  # between statements, or while the result is being built: nothing runs any more
             sys.stdout.write("[INFO] Interrupted.\n")
+        return None
+
+    def _flink(self, line: str, cell: str) -> Any:
+        options = parse_cell_line(line)
+        if options.save is not None:
+            save_step(self.kernel, str(options.lab), options.save, cell, display, options.refresh_ms)
             return None
-        if outcome is None:
+        outcome = self.kernel.run_cell(cell, options, display)
+        if outcome is None or outcome.failed:
             return None
         frame = outcome.view.frame()
         if options.as_name is not None:
@@ -128,7 +130,6 @@ class FlinkMagics(Magics):
         if outcome.view.display != "single":
             outcome.live.collapse(outcome.status)  # the cell's value shows the table: not twice
         return frame
-
 
 def _endpoint(url: str) -> str:
     """`host:port` or a URL, as the gateway's base URL."""
