@@ -23,7 +23,7 @@ from flinklab.settings import Settings
 from flinklab.sqlclient.client import RUNTIME_MODE, guess_kind
 from flinklab.sqlclient.printer import Printer
 from flinklab.sqlclient.protocol import GatewayError
-from flinklab.sqlclient.shell.executor import QueryResult, ShellSession
+from flinklab.sqlclient.shell.executor import GatewayGone, QueryResult, ShellSession
 from flinklab.sqlclient.shell.gateway import Heartbeat
 from flinklab.sqlclient.sqlfiles import read_sql
 
@@ -87,6 +87,8 @@ class KernelSession:
         self.token: str | None = None
         self.shell: ShellSession | None = None
         self.heartbeat: Heartbeat | None = None
+        self._target: tuple[str | None, Path | None] | None = None  # what %flink_connect was given
+        self._init_files: list[Path] = []  # --init files, run again on a new session
 
     @property
     def settings(self) -> Settings:
@@ -105,6 +107,7 @@ class KernelSession:
             client.close()
         self.close()
         self.url, self.token, self.shell = client.url, token, shell
+        self._target = (url, token_file)
         self.heartbeat = Heartbeat(client.url, self._lost, token=token_source).start(shell.handle)
         return client.url
 
@@ -116,9 +119,23 @@ class KernelSession:
         """The session, connected to the default gateway first if no `%flink_connect` ran; reopened (and said
         so) when the gateway forgot it."""
         if self.shell is None:
-            self.connect()
+            again = self._target is not None
+            self.connect(*(self._target or (None, None)))  # the token file is read again: a new gateway, a new token
+            if again:
+                self.out.write(f"[WARNING] A new session on the SQL gateway at {self.url}: what the last one held "
+                               "(SETs, temporary tables) is gone; --init files run again.\n")
+                for path in self._init_files:
+                    self.run_init(path)
         assert self.shell is not None
-        if self.shell.reopen_if_lost() and self.heartbeat is not None:
+        try:
+            reopened = self.shell.reopen_if_lost()
+        except GatewayGone:
+            url = self.url
+            self.close()  # the next cell connects again (to the same gateway)
+            raise FlinklabError(f"The SQL gateway at {url} does not answer.",
+                                "Start it again (`flink-up`), then run the cell again: it opens a new session.") \
+                from None
+        if reopened and self.heartbeat is not None:
             self.heartbeat.follow(self.shell.handle)
         return self.shell
 
@@ -143,6 +160,8 @@ class KernelSession:
             return False
         if path not in shell.init_files:
             shell.init_files.append(path)
+        if path not in self._init_files:
+            self._init_files.append(path)
         return True
 
     def run_cell(self, sql: str, options: CellOptions, show: Callable[..., Any]) -> QueryOutcome | None:
@@ -200,8 +219,10 @@ class KernelSession:
         outcome.status = self._status(result, view, streaming)
         live.draw(outcome.status)
         if result.gone:
-            raise FlinklabError(f"The SQL gateway at {self.url} stopped answering.",
-                                "Start it again with `flink-up`, then run the cell again.")
+            url = self.url
+            self.close()  # the next cell connects again
+            raise FlinklabError(f"The SQL gateway at {url} stopped answering while the query ran.",
+                                "Start it again (`flink-up`), then run the cell again: it opens a new session.")
         if result.error is not None:
             shell.printer.error(result.error)
             outcome.failed = True

@@ -267,3 +267,40 @@ def test_errors_are_one_block_or_one_line_never_a_traceback(settings: Settings, 
     assert all(line.count("\n") == 1 for line in lines), lines
     assert "still here" in text(nb.cells[7], "result")  # a failed %flink_connect keeps the session it had
     assert read_token(settings.state_dir) != "not-the-token"
+
+
+def test_a_gateway_that_goes_away_is_one_line_and_the_next_cell_reconnects(flink_cluster: Settings,
+                                                                            tmp_path: Path) -> None:
+    """A gateway of the test's own (its state dir, its port, its token), stopped under a connected kernel."""
+    from flinklab.access import token_path
+    from flinklab.environment import gateway
+
+    own = flink_cluster.with_overrides(state_dir=tmp_path / "gateway", gateway_port=free_port())
+    own.state_dir.mkdir()
+    rest_url = resolve_rest_url(flink_cluster)
+    gateway.wait_ready(own, gateway.start(own, rest_url), 300)
+    km, kc = start_new_kernel(kernel_name="python3", env=kernel_env(flink_cluster))
+    try:
+        reply, _ = _run(kc, f"%load_ext flinklab.notebook\n%flink_connect {own.gateway_url} "
+                            f"--token-file {token_path(own.state_dir)}")
+        assert reply["status"] == "ok"
+        select = "%%flink\nSET 'execution.runtime-mode' = 'batch';\nSELECT {} AS x"
+        reply, shown = _run(kc, select.format(1))
+        assert reply["status"] == "ok" and not [m for m in shown if m["msg_type"] == "error"]
+        gateway.stop(own)
+        reply, shown = _run(kc, select.format(2))
+        assert reply["status"] == "ok" and not [m for m in shown if m["msg_type"] == "error"]
+        err = "".join(m["content"]["text"] for m in shown if m["msg_type"] == "stream"
+                      and m["content"]["name"] == "stderr")
+        assert err == (f"The SQL gateway at {own.gateway_url} does not answer. Start it again (`flink-up`), then run "
+                       "the cell again: it opens a new session.\n")
+        gateway.wait_ready(own, gateway.start(own, rest_url), 300)  # a new token in the same file
+        reply, shown = _run(kc, select.format(41 + 1))
+        assert reply["status"] == "ok"
+        out = "".join(m["content"]["text"] for m in shown if m["msg_type"] == "stream")
+        assert out.startswith(f"[WARNING] A new session on the SQL gateway at {own.gateway_url}")
+        assert any("42" in m["content"].get("data", {}).get("text/plain", "") for m in shown)
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+        gateway.stop(own)
