@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from flinklab.course.lab import Lab
-from flinklab.course.runner import LabRun, run_lab
-from flinklab.course.solution import rewrite_paths
-from flinklab.grading.checks import CheckResult
+from flinklab.course.textpaths import rewrite_paths
+from flinklab.grading.results import CheckResult
+from flinklab.lab_api import Lab
 from flinklab.settings import Settings
+from flinklab.usecases.run import LabRun, run_lab
 
 
 def solve_and_snapshot(settings: Settings, lab: Lab, client, tmp_path_factory: pytest.TempPathFactory

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from flinklab.errors import UsageError
-from flinklab.grading.checks import CheckResult
 from flinklab.grading.context import GradingContext
 from flinklab.grading.ddl import tables_of
+from flinklab.grading.results import CheckResult
 from flinklab.labs.joins import LAB
 from flinklab.labs.joins import reference as ref
 from flinklab.labs.joins.report import build_report
@@ -260,7 +260,8 @@ def test_report_from_intermediate_rows(ctx):
     from flinklab.grading.parse import parse_output
 
     table = parse_output((ctx.workspace / "regular.out").read_text(encoding="utf-8")).table
-    every_row = sum(int(r[table.columns.index("orders")]) for op, r in zip(table.ops, table.rows) if op != "-U")
+    every_row = sum(int(r[table.columns.index("orders")])
+                    for op, r in zip(table.ops, table.rows, strict=False) if op != "-U")
     report = json.loads((ctx.workspace / "report.json").read_text(encoding="utf-8"))
     report["matched_orders"] = every_row
     (ctx.workspace / "report.json").write_text(json.dumps(report), encoding="utf-8")

@@ -8,21 +8,21 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pytest
 from labtools import assert_fails_exactly, restore, run_with_sql, solve_and_snapshot
 
-from flinklab.course.fixtures_io import write_fixtures
-from flinklab.course.grader import grade_lab
-from flinklab.course.runner import run_lab
 from flinklab.grading.changelog import final_rows
 from flinklab.grading.parse import parse_output
 from flinklab.labs.joins import LAB
 from flinklab.labs.joins import reference as ref
 from flinklab.settings import Settings
+from flinklab.usecases.check import grade_lab
+from flinklab.usecases.fixtures import write_fixtures
+from flinklab.usecases.run import run_lab
 
 pytestmark = pytest.mark.live
 
@@ -68,7 +68,7 @@ def _touch_ddl(workspace: Path) -> None:
 def _report_from_all_rows(workspace: Path) -> None:
     # matched_orders summed over every +I/+U row of the changelog instead of the last row per tier.
     table = parse_output((workspace / "regular.out").read_text(encoding="utf-8")).table
-    total = sum(int(row[table.columns.index("orders")]) for op, row in zip(table.ops, table.rows)
+    total = sum(int(row[table.columns.index("orders")]) for op, row in zip(table.ops, table.rows, strict=False)
                 if op in ("+I", "+U"))
     report = json.loads((workspace / "report.json").read_text(encoding="utf-8"))
     report["matched_orders"] = total

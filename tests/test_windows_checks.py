@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from flinklab.errors import UsageError
-from flinklab.grading.checks import CheckResult
 from flinklab.grading.context import GradingContext
 from flinklab.grading.outputs import format_number
+from flinklab.grading.results import CheckResult
 from flinklab.labs.windows import LAB
 from flinklab.labs.windows import reference as ref
 from flinklab.labs.windows.fixtures import FILE

@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 from labtools import assert_fails_exactly, restore, run_with_sql, solve_and_snapshot
 
-from flinklab.course.grader import grade_lab
-from flinklab.course.runner import run_lab
 from flinklab.grading.parse import parse_output
 from flinklab.labs.windows import LAB
 from flinklab.labs.windows import reference as ref
 from flinklab.labs.windows.fixtures import FILE
 from flinklab.settings import Settings
+from flinklab.usecases.check import grade_lab
+from flinklab.usecases.run import run_lab
 
 pytestmark = pytest.mark.live
 

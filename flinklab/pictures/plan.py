@@ -111,7 +111,7 @@ def _keys(raw: dict[str, Any], inputs: list[list[str]]) -> str:
     right = inputs[1] if len(inputs) > 1 else []
     spec = raw.get("joinSpec") or (raw.get("intervalJoinSpec") or {}).get("joinSpec")
     if isinstance(spec, dict):
-        pairs = zip(_names(spec.get("leftKeys"), left), _names(spec.get("rightKeys"), right))
+        pairs = zip(_names(spec.get("leftKeys"), left), _names(spec.get("rightKeys"), right), strict=False)
         text = f"{spec.get('joinType', '').lower()} join on " + ", ".join(f"{a} = {b}" for a, b in pairs)
         bounds = (raw.get("intervalJoinSpec") or {}).get("windowBounds")
         if isinstance(bounds, dict):

@@ -13,23 +13,28 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from flinklab.flink.sql_split import code_only, strip_comments
-from flinklab.grading.engine import Compared, StepView
-from flinklab.grading.outputs import ErrorHints, format_number
-from flinklab.grading.spec import (
+from flinklab.lab_api import (
     Changelog,
+    Compared,
+    ErrorHints,
     ExpectedError,
     Judge,
     LabChecks,
     ReportSpec,
     Rows,
     StepSpec,
+    StepView,
     Verdict,
     Wording,
+    as_int,
+    as_timestamp,
+    code_only,
+    compare_rows,
+    format_number,
     ok,
+    strip_comments,
     wrong,
 )
-from flinklab.grading.values import as_int, as_timestamp, compare_rows
 from flinklab.labs.windows import reference as ref
 from flinklab.labs.windows.fixtures import FILE
 from flinklab.labs.windows.report import REPORT_FIELDS, SOURCES, build_report
