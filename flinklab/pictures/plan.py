@@ -24,9 +24,6 @@ from flinklab.errors import UsageError
 from flinklab.grading.plans import Plan, PlanError, StateEntry, load_plan, state_entries
 
 PASS_THROUGH = ("calc", "exchange", "watermark-assigner", "sink")
-STATE_NOTE = ("State tables are the node's `state` entries (TTL-governed state; TTL 0 ms = kept forever). Interval "
-              "and temporal joins and window operators keep rows too, cleaned by watermarks: the plan lists no "
-              "table for them.")
 
 
 @dataclass

@@ -311,8 +311,6 @@ def _insert_only(hint: str, diagnose=None) -> Changelog:
 
 # ---- the table -------------------------------------------------------------------------------------------------
 
-TOP_COLUMNS = ("window_start", "window_end", "{key}", "{value}", "rn")
-
 CHECKS = LabChecks(
     lab="windows",
     load=lambda data_dir: ref.load_orders(Path(data_dir) / FILE),

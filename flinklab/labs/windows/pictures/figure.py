@@ -35,7 +35,6 @@ from flinklab.labs.windows.fixtures import FILE
 TOLERANCE = Decimal("0.01")
 #: the lab's committed CSVs (package data): the picture's data when the data dir has none
 COMMITTED_DATA = Path(__file__).resolve().parent.parent / "data"
-KINDS = ("tumble", "hop", "cumulate", "session")
 
 Row = Mapping[str, "str | None"]
 
