@@ -2,7 +2,8 @@
 
 The definitions behind `flinklab.lab_api` (import them from there). A lab is a Python package exposing `LAB: Lab`,
 registered under the entry-point group `flinklab.labs` (see flinklab.course.registry); its reference SQL is the
-package's `sql/` folder and its CSVs its `data/` folder (package data, so a wheel has them). The runner, the grader
+package's `sql/` folder and its CSVs its `data/` folder (package data, so a wheel has them). flinklab's own labs keep
+theirs at the repository's top level, `sql/LAB/` and `fixtures/LAB/`, linked from their packages. The runner, the grader
 and the backends know no lab by name.
 """
 
@@ -138,13 +139,15 @@ class Lab:
 
     @property
     def solution_dir(self) -> Path:
-        """Where the reference SQL is: the package's sql/ folder."""
-        return self.root / "sql"
+        """Where the reference SQL is: the package's sql/ folder (for a built-in lab in a checkout a link to the
+        top-level sql/LAB/, resolved here; in a wheel a copy)."""
+        return (self.root / "sql").resolve()
 
     @property
     def data_dir(self) -> Path:
-        """Where the lab's committed CSVs are: the package's data/ folder."""
-        return self.root / "data"
+        """Where the lab's committed CSVs are: the package's data/ folder (for a built-in lab in a checkout a link
+        to the top-level fixtures/LAB/, resolved here; in a wheel a copy)."""
+        return (self.root / "data").resolve()
 
     def data_files(self) -> list[Path]:
         """The lab's committed CSVs, in the order of `fixtures.files`."""

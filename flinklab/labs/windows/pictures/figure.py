@@ -34,7 +34,7 @@ from flinklab.labs.windows.fixtures import FILE
 
 TOLERANCE = Decimal("0.01")
 #: the lab's committed CSVs (package data): the picture's data when the data dir has none
-COMMITTED_DATA = Path(__file__).resolve().parent.parent / "data"
+COMMITTED_DATA = (Path(__file__).resolve().parent.parent / "data").resolve()
 
 Row = Mapping[str, "str | None"]
 
