@@ -1,7 +1,7 @@
 """The joins checks on real outputs, offline.
 
 The outputs under tests/data/joins/outputs/ were printed by this project's runner on a live cluster (see
-tests/data/joins/capture.py): the reference solution, and each mistake in tests/data/joins/mistakes/. Here they
+tests/data/joins/capture.py): the reference solution, and each mistake in sql/joins/mistakes/. Here they
 are graded against the committed fixtures; the live test does the same end to end.
 """
 
@@ -24,7 +24,7 @@ from flinklab.labs.joins.report import build_report
 
 DATA = Path(__file__).resolve().parent / "data" / "joins"
 SOLUTION = DATA / "outputs" / "solution"
-EXPECTED = {k: v for k, v in json.loads((DATA / "mistakes" / "expected.json").read_text()).items()
+EXPECTED = {k: v for k, v in json.loads((LAB.mistakes_dir / "expected.json").read_text()).items()
             if not k.startswith("_")}
 PLANS = ("regular-plan.json", "interval-plan.json", "temporal-plan.json")
 
@@ -90,7 +90,7 @@ def test_captured_mistake_fails_exactly_its_checks(ctx, mistake):
 
 
 def test_every_mistake_file_is_captured_and_expected():
-    sql = {p.name for p in (DATA / "mistakes").glob("*.sql")}
+    sql = {p.name for p in LAB.mistakes_dir.glob("*.sql")}
     assert sql == set(EXPECTED)
     assert {p.name for p in (DATA / "outputs" / "mistakes").iterdir()} == {Path(m).stem for m in EXPECTED}
     for name, case in EXPECTED.items():

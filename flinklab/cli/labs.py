@@ -106,7 +106,8 @@ def fixtures_generate(
     out: Annotated[
         Optional[Path], typer.Option("--out", help=(
             "Output dir. Default: each lab's own data folder inside its installed package (LAB/data/, package "
-            "data), which is what `flink-up` provisions into the data dir; in a checkout, the committed CSVs (fixtures/LAB/)."))
+            "data), which is what `flink-up` provisions into the data dir; in a checkout, the committed CSVs "
+            "(fixtures/LAB/)."))
     ] = None,
 ) -> None:
     """Write the labs' CSVs (deterministic for a seed and scale)."""

@@ -13,7 +13,10 @@ The lab and its steps
     ``Lab(name, title, steps, fixtures, report_fields, build_report, checks, package=__name__, guide_file=...,
     pictures=LabPictures(...))``; ``Step(id, title, sql_file, out_file, mode, writes, uses_init, expect_error)``;
     ``Mode`` ("batch" | "streaming"). The reference SQL is the package's ``sql/`` folder, the committed CSVs its
-    ``data/`` folder, the guide a Markdown file with one ``## step`` section per step.
+    ``data/`` folder, the guide a Markdown file with one ``## step`` section per step. ``Mistake`` rows in
+    ``sql/mistakes/expected.json`` declare the classic mistakes its checks must catch (``Lab.mistakes()``); the
+    lab conformance suite (tests/live/test_lab_conformance.py) runs the reference, each mistake, the guide and the
+    generator of every installed lab.
 
 The data generator
     ``FixtureSpec(files, generate, default_seed)`` where ``generate: DataGenerator`` is
@@ -101,6 +104,7 @@ from flinklab.lab_api.lab import (
     FixtureSpec,
     Lab,
     LabPictures,
+    Mistake,
     Mode,
     ReportHook,
     Step,
@@ -139,12 +143,12 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "CHAR_PX", "FLINK_VERSION", "MONO", "Changelog", "CheckResult", "ChecksHook", "Code", "Column", "Compared",
     "DataGenerator", "DataRows", "ErrorHints", "ExpectedError", "FileReadError", "FixtureSpec", "GradingContext",
-    "Judge", "Lab", "LabChecks", "LabPictures", "Mode", "Picture", "Plan", "PlanError", "ReportField", "ReportHook",
-    "ReportSpec", "ResultTable", "Rows", "Settings", "Step", "StepOutput", "StepPicturesHook", "StepSpec", "StepView",
-    "Svg", "UsageError", "Verdict", "WholeNumbers", "Wording", "added_rows", "as_decimal", "as_int", "as_timestamp",
-    "clip", "code_only", "compare_rows", "decimal_cell", "dig", "failed", "final_rows", "fold_by_key",
-    "format_number", "int_cell", "load_plan", "load_plan_graph", "numbers_close", "ok", "passed", "plan_svg",
-    "read_csv", "read_step", "render_csv", "report_field_names", "report_field_sources", "report_from_fields",
-    "run_hint", "scan_differences", "state_entries", "strip_comments", "tables_of", "text_cell", "time_cell",
-    "write_svg", "wrong",
+    "Judge", "Lab", "LabChecks", "LabPictures", "Mistake", "Mode", "Picture", "Plan", "PlanError", "ReportField",
+    "ReportHook", "ReportSpec", "ResultTable", "Rows", "Settings", "Step", "StepOutput", "StepPicturesHook",
+    "StepSpec", "StepView", "Svg", "UsageError", "Verdict", "WholeNumbers", "Wording", "added_rows", "as_decimal",
+    "as_int", "as_timestamp", "clip", "code_only", "compare_rows", "decimal_cell", "dig", "failed", "final_rows",
+    "fold_by_key", "format_number", "int_cell", "load_plan", "load_plan_graph", "numbers_close", "ok", "passed",
+    "plan_svg", "read_csv", "read_step", "render_csv", "report_field_names", "report_field_sources",
+    "report_from_fields", "run_hint", "scan_differences", "state_entries", "strip_comments", "tables_of",
+    "text_cell", "time_cell", "write_svg", "wrong",
 ]

@@ -10,6 +10,7 @@ and the backends know no lab by name.
 from __future__ import annotations
 
 import importlib
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,6 +86,19 @@ class LabPictures:
 
 
 @dataclass(frozen=True)
+class Mistake:
+    """A classic mistake the lab's checks must catch, declared in the lab's `sql/mistakes/expected.json` (the lab
+    conformance suite runs each on a live cluster): `sql_file` (beside it) replaces `step`'s SQL, and then exactly
+    the checks in `fails` fail, each hint containing its phrase. `may_pass` names checks of `fails` whose outcome on
+    a live cluster depends on timing (how Flink interleaves sources), not on the query."""
+
+    sql_file: str
+    step: str
+    fails: dict[str, str]
+    may_pass: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Lab:
     """One lab. `package` is the lab's Python package (its `sql/` and `data/` folders are found beside it)."""
 
@@ -152,6 +166,21 @@ class Lab:
     def data_files(self) -> list[Path]:
         """The lab's committed CSVs, in the order of `fixtures.files`."""
         return [self.data_dir / name for name in self.fixtures.files]
+
+    @property
+    def mistakes_dir(self) -> Path:
+        """Where the lab's declared mistakes are: sql/mistakes/ (SQL files and expected.json)."""
+        return self.solution_dir / "mistakes"
+
+    def mistakes(self) -> list[Mistake]:
+        """The lab's declared mistakes, in expected.json's order ([] when it declares none). Keys starting with
+        `_` are comments."""
+        path = self.mistakes_dir / "expected.json"
+        if not path.is_file():
+            return []
+        table = json.loads(path.read_text(encoding="utf-8"))
+        return [Mistake(name, case["step"], dict(case["fails"]), tuple(case.get("may_pass", ())))
+                for name, case in table.items() if not name.startswith("_")]
 
     @property
     def solution_files(self) -> tuple[str, ...]:
