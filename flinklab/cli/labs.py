@@ -45,7 +45,8 @@ def run_command(
 ) -> None:
     """Run a lab's steps like `sql-client.sh -i ddl.sql -f STEP.sql > STEP.out`, then write report.json."""
     from flinklab.cli.run_view import LiveProgress, render_run
-    from flinklab.usecases.run import prepare_run, run_planned
+    from flinklab.usecases.run import run_planned
+    from flinklab.usecases.run_plan import prepare_run
 
     settings = settings_from(workspace_root=workspace, data_dir=data_dir, run_parallel=parallel)
     plan = prepare_run(settings, get_lab(lab), solution=solution, only=only, strict=True)

@@ -3,6 +3,9 @@
 Checks read only the `.out` files, report.json and the CSV; they never ask the cluster. Final rows are compared as
 sets (order ignored, numbers within a tolerance); window results must also be insert-only (`+I`), which is what
 separates a window operator from a regular aggregation or Top-N that happens to end with the same rows.
+
+Why one module of ~410 lines: it is the lab's one check table (nine steps, their checks, points and hints) and the
+few diagnoses that read it; split, a step's checks and its diagnosis would be in two places.
 """
 
 from __future__ import annotations
