@@ -59,3 +59,26 @@ def test_a_lab_importing_another_lab_breaks_the_build(tmp_path: Path) -> None:
     assert done.returncode == 1, done.stdout + done.stderr
     assert "Labs are independent of each other BROKEN" in done.stdout
     assert "flinklab.labs.windows.checks -> flinklab.labs.joins.reference" in done.stdout
+
+
+def _flinklab_imports(package: Path) -> set[str]:
+    """Every flinklab module the package's files import (function-level imports included)."""
+    import ast
+
+    found: set[str] = set()
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module] if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 else [])
+            found |= {name for name in names if name == "flinklab" or name.startswith("flinklab.")}
+    return found
+
+
+def test_plug_in_labs_import_only_the_lab_api(tmp_path: Path) -> None:
+    # the dedup test lab and the skeleton of `flinklab new-lab` live outside flinklab, where import-linter does
+    # not look: the same rule, read from their sources
+    from flinklab.usecases.newlab import write_skeleton
+
+    skeleton = write_skeleton("topn", tmp_path)
+    for package in (PROJECT / "tests" / "labs" / "flinklab-dedup" / "flinklab_dedup", skeleton / "flinklab_topn"):
+        assert _flinklab_imports(package) == {"flinklab.lab_api"}, package
