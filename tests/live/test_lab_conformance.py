@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 
 import pytest
-from labtools import assert_fails_exactly, restore, run_with_sql, solve_and_snapshot
+from helpers.labtools import assert_fails_exactly, restore, run_with_sql, solve_and_snapshot
 
 from flinklab.course.guide import guide_sections
 from flinklab.course.registry import available_labs, get_lab
