@@ -19,9 +19,9 @@ import os
 import subprocess
 import sys
 import zipfile
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import pytest
 from helpers.env import settings_env
