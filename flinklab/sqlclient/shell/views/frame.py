@@ -22,16 +22,13 @@ CHANGELOG_MIN_REFRESH = 0
 
 TITLE = "SQL Query Result"
 STOPPED = "Table program finished."
+PAUSED = "Paused"  # flinklab's: the learner stopped the automatic refresh
 ROW_HEADER = "Row Summary"
 ROW_QUIT = "Press Q to go back."
 INPUT_TITLE = "Input Dialog"
 INPUT_HELP = "Press Enter to submit. Press ESC or submit an empty string to cancel."
 INPUT_ERROR = "The input is invalid please check it again."
 MARGIN = " "
-
-TABLE_KEYS = [("Q", "Quit"), ("R", "Refresh"), ("+", "Inc Refresh"), ("-", "Dec Refresh"), ("G", "Goto Page"),
-              ("L", "Last Page"), ("N", "Next Page"), ("P", "Prev Page"), ("O", "Open Row")]
-CHANGELOG_KEYS = [("Q", "Quit"), ("R", "Refresh"), ("+", "Inc Refresh"), ("-", "Dec Refresh"), ("O", "Open Row")]
 
 #: Lines of the frame that are not rows: title, status, empty line, column header, two footer lines.
 CHROME_LINES = 6
@@ -58,9 +55,12 @@ def updated(moment: datetime | None) -> str:
     return "Updated: " + moment.strftime("%H:%M:%S.") + f"{moment.microsecond // 1000:03d}"
 
 
-def status_line(width: int, retrieving: bool, interval: int, middle: str, moment: datetime | None) -> str:
-    """Left: the refresh interval (or `Table program finished.`); middle: the page; right: the update time."""
-    left = MARGIN + ("Refresh: " + REFRESH_INTERVALS[interval][0] if retrieving else STOPPED)
+def status_line(width: int, retrieving: bool, interval: int, middle: str, moment: datetime | None, *,
+                paused: bool = False) -> str:
+    """Left: the refresh interval (`Paused` while the learner paused it, `Table program finished.` once the result
+    is complete); middle: the page; right: the update time."""
+    refresh = PAUSED if paused else REFRESH_INTERVALS[interval][0]
+    left = MARGIN + ("Refresh: " + refresh if retrieving else STOPPED)
     right = updated(moment) + MARGIN
     line = left + " " * max(0, (width - len(middle)) // 2 - len(left)) + middle
     line += " " * max(0, width - len(line) - len(right)) + right
