@@ -27,6 +27,7 @@ from flinklab.flink.tls import WEB_UI_PATH
 from flinklab.sqlclient.client import DML_SYNC, guess_kind
 from flinklab.sqlclient.printer import CONTINUATION_PROMPT, PROMPT
 from flinklab.sqlclient.protocol import GatewayError
+from flinklab.sqlclient.shell import validate
 from flinklab.sqlclient.shell.completer import GatewayCompleter
 from flinklab.sqlclient.shell.executor import MSG_RESULT_QUIT, GatewayGone, ShellSession
 from flinklab.sqlclient.shell.gateway import HEARTBEAT_SECONDS, Heartbeat
@@ -187,6 +188,10 @@ class Shell:
 
     def run_statement(self, statement: str) -> str:
         """Run one statement typed at the prompt; its kind ("quit" ends the shell)."""
+        target = validate.requested(statement)
+        if target is not None:
+            self._validate(target)
+            return "validate"
         kind = guess_kind(strip_comments(statement))
         if kind == "quit":
             return kind
@@ -212,6 +217,21 @@ class Shell:
         self.out.write("\n")
         self.out.flush()
         return kind
+
+    def _validate(self, statement: str) -> None:
+        """`\\validate <statement>`: what it would do, in one screen, nothing run."""
+        kind = guess_kind(strip_comments(statement))
+        if kind not in validate.EXPLAINABLE:
+            self.say(f"[INFO] {validate.VALIDATE_COMMAND} explains queries, INSERTs and statement sets; "
+                     "run other statements to check them.\n")
+            return
+        if self.executor.reopen_if_lost() and self.heartbeat is not None:
+            self.heartbeat.follow(self.executor.handle)
+        try:
+            self.say("\n".join(validate.render(self.executor.validate(statement))) + "\n")
+        except GatewayError as exc:
+            self.executor.printer.error(self.executor.reason(exc))
+            self.say("")
 
     def _submit(self, statement: str) -> None:
         """INSERT / statement set / EXECUTE PLAN, as Flink's shell runs them: print the job id and go back to the

@@ -18,6 +18,7 @@ from flinklab.flink.sql_split import strip_comments
 from flinklab.sqlclient import tableau
 from flinklab.sqlclient.client import (
     MAX_COLUMN_WIDTH,
+    RUNTIME_MODE,
     VERBOSE,
     ClientSession,
     StatementOutcome,
@@ -30,6 +31,14 @@ from flinklab.sqlclient.protocol import GatewayError, NoGatewayError, Page
 from flinklab.sqlclient.shell.fold import DEFAULT_MAX_ROWS, TableFold
 from flinklab.sqlclient.shell.gateway import ShellApi
 from flinklab.sqlclient.shell.result import QueryResult
+from flinklab.sqlclient.shell.validate import (
+    Verdict,
+    explain_statement,
+    physical_plan,
+    scanned_tables,
+    verdict,
+    with_options,
+)
 from flinklab.sqlclient.shell.views import modes
 from flinklab.sqlclient.shell.views.base import ResultView
 from flinklab.sqlclient.sqlfiles import read_sql
@@ -198,6 +207,29 @@ class ShellSession:
         thread.join(timeout=5.0)
         if fetcher is not None:
             fetcher.close()
+
+    def rows(self, statement: str) -> list[list[str]]:
+        """The rows of a statement that answers a small table (EXPLAIN, SHOW CREATE TABLE), its operation closed.
+        Raises GatewayError when the statement fails."""
+        operation = self.api.execute(self.handle, statement)
+        try:
+            return [cells(row) for page in self.api.pages(self.handle, operation) for row in page.rows]
+        finally:
+            self._close_operation(operation)
+
+    def validate(self, statement: str) -> Verdict:
+        """What `statement` would do, from the planner's EXPLAIN and its sources' options, without running it.
+        Raises GatewayError when the planner rejects it."""
+        kind = guess_kind(strip_comments(statement))
+        explain = "\n".join(row[0] for row in self.rows(explain_statement(statement, kind)))
+        sources: dict[str, dict[str, str]] = {}
+        for table in scanned_tables(physical_plan(explain)):
+            try:
+                sources[table] = with_options("\n".join(row[0] for row in self.rows(f"SHOW CREATE TABLE {table}")))
+            except GatewayError:
+                sources[table] = {}  # not a catalog table: its connector stays unknown
+        batch = self.conf.get(RUNTIME_MODE, "streaming").strip().lower() == "batch"
+        return verdict(explain, sources, batch=batch)
 
     def _close_operation(self, operation: str) -> None:
         try:

@@ -16,6 +16,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.search import accept_search
 
 from flinklab.flink.sql_split import split_statements, strip_comments
+from flinklab.sqlclient.shell.validate import VALIDATE_COMMAND
 
 _SENTINEL = "flinklab_statement_end_probe"
 
@@ -78,6 +79,13 @@ def prompt_bindings() -> KeyBindings:
     @bindings.add("escape", "enter")
     def _(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
+
+    @bindings.add("escape", "v", filter=~is_searching)
+    def _(event: KeyPressEvent) -> None:  # Alt-V: validate the buffer without running it (\validate)
+        buffer = event.current_buffer
+        if buffer.text.strip():
+            buffer.text = f"{VALIDATE_COMMAND} {buffer.text.strip()}"
+            buffer.validate_and_handle()
 
     return bindings
 
