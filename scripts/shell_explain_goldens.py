@@ -37,9 +37,9 @@ STATEMENTS = {
 def main() -> int:
     from flinklab.access import read_token
     from flinklab.settings import Settings
+    from flinklab.sqlclient.kinds import guess_kind
     from flinklab.sqlclient.shell.executor import ShellSession
     from flinklab.sqlclient.shell.validate import explain_statement, physical_plan, scanned_tables
-    from flinklab.sqlclient.kinds import guess_kind
 
     settings = Settings.from_env()
     init = TARGET / "validate_ddl.sql"
