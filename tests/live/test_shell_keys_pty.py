@@ -3,7 +3,7 @@ Ctrl-R then Enter or Esc, completion after an alias and after `table.`, Enter on
 changelog view's Row Summary, leaving a finished query's view; and flinklab's own: T toggles table <-> changelog
 on the same result, Space pauses the refresh, the continuation prompt shows what is open, `\\validate` and Alt-V.
 
-Each test drives `sql-client.sh` through the pexpect + pyte terminal of tests/shell_term.py.
+Each test drives `sql-client.sh` through the pexpect + pyte terminal of tests/helpers/shell_term.py.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import settings_env
-from shell_term import Term
+from helpers.env import settings_env
+from helpers.shell_term import Term
 
 from flinklab.cluster.base import resolve_rest_url
 from flinklab.flink.rest import FlinkRest

@@ -1,7 +1,7 @@
 """The interactive shell on a real pseudo-terminal against the live cluster: prompt, statements, HELP, completion,
 Ctrl-C, the table and changelog views, history, exit codes, and the bad inputs of issue 19.
 
-Each test drives a shell through tests/shell_term.Term (pexpect + pyte) and waits on what the screen shows.
+Each test drives a shell through tests/helpers/shell_term.Term (pexpect + pyte) and waits on what the screen shows.
 """
 
 from __future__ import annotations
