@@ -80,10 +80,10 @@ def test_pause_shows_in_the_status_line_and_resume_asks_for_a_refresh() -> None:
     assert "Refresh: 1 s" in [line for _, line in view.lines(100, 24)[1]][0]
 
 
-def test_footers_name_the_own_keys() -> None:
-    for view in (TableResultView, ChangelogResultView):
-        labels = "".join(text for line in frame.key_lines(120, view.HELP) for _, text in line)
-        assert "Table/Changelog" in labels and "Pause/Resume" in labels
+@pytest.mark.parametrize(("view", "other"), [(TableResultView, "T Changelog"), (ChangelogResultView, "T Table")])
+def test_footers_name_the_own_keys_uncut_at_80_columns(view: type, other: str) -> None:
+    labels = "".join(text for line in frame.key_lines(80, view.HELP) for _, text in line)
+    assert other in labels and "Space Pause" in labels
 
 
 # ---- completion after an alias or a table name ----------------------------------------------------------------

@@ -40,7 +40,7 @@ OWN_KEYS: dict[str, set[Key]] = {
     "toggle": {"t", "T"},  # the same result in the other view (table <-> changelog), nothing rerun
     "pause": {" "},  # stop and resume the automatic refresh (the result is still fetched)
 }
-OWN_HELP = [("T", "Table/Changelog"), ("Space", "Pause/Resume")]
+PAUSE_HELP = ("Space", "Pause")  # the footer's label (T's names the other view: views/table.py, changelog.py)
 
 
 class ResultView:

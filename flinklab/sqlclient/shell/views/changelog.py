@@ -6,7 +6,7 @@ from __future__ import annotations
 from flinklab.sqlclient import tableau
 from flinklab.sqlclient.shell.fold import ChangelogTail, Row
 from flinklab.sqlclient.shell.views import frame
-from flinklab.sqlclient.shell.views.base import COMMON_KEYS, OWN_HELP, OWN_KEYS, ResultView
+from flinklab.sqlclient.shell.views.base import COMMON_KEYS, OWN_KEYS, PAUSE_HELP, ResultView
 
 
 class ChangelogResultView(ResultView):
@@ -15,7 +15,7 @@ class ChangelogResultView(ResultView):
     MODE = "Changelog"
     KEYS = {**COMMON_KEYS, **OWN_KEYS}
     HELP = [("Q", "Quit"), ("R", "Refresh"), ("+", "Inc Refresh"), ("-", "Dec Refresh"), ("O", "Open Row"),
-            *OWN_HELP]
+            ("T", "Table"), PAUSE_HELP]
     REFRESH = frame.CHANGELOG_REFRESH
     MIN_REFRESH = frame.CHANGELOG_MIN_REFRESH
 

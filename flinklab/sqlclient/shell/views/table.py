@@ -10,7 +10,7 @@ from prompt_toolkit.keys import Keys
 from flinklab.sqlclient.shell.fold import Row, TableFold, page_count, page_of
 from flinklab.sqlclient.shell.result import QueryResult
 from flinklab.sqlclient.shell.views import frame
-from flinklab.sqlclient.shell.views.base import COMMON_KEYS, OWN_HELP, OWN_KEYS, Fragments, Key, ResultView
+from flinklab.sqlclient.shell.views.base import COMMON_KEYS, OWN_KEYS, PAUSE_HELP, Fragments, Key, ResultView
 
 
 class TableResultView(ResultView):
@@ -20,7 +20,8 @@ class TableResultView(ResultView):
     KEYS = {**COMMON_KEYS, "goto": {"g", "G"}, "next": {"n", "N"}, "prev": {"p", "P"},
             "last": {"l", "L", Keys.End}, **OWN_KEYS}
     HELP = [("Q", "Quit"), ("R", "Refresh"), ("+", "Inc Refresh"), ("-", "Dec Refresh"), ("G", "Goto Page"),
-            ("L", "Last Page"), ("N", "Next Page"), ("P", "Prev Page"), ("O", "Open Row"), *OWN_HELP]
+            ("L", "Last Page"), ("N", "Next Page"), ("P", "Prev Page"), ("O", "Open Row"), ("T", "Changelog"),
+            PAUSE_HELP]
     REFRESH = frame.TABLE_REFRESH
     MIN_REFRESH = frame.TABLE_MIN_REFRESH
 
