@@ -140,3 +140,17 @@ def test_open_at_lines(text: str, states: list[str]) -> None:
     from flinklab.sqlclient.shell.keys import open_at_lines
 
     assert open_at_lines(text) == states
+
+
+def test_a_refresh_marks_what_changed_in_bold_as_flink() -> None:
+    result = _result()
+    view = TableResultView(result)
+    view.refresh()
+    before = list(view.rows)  # [("b", "1"), ("a", "2")]
+    result.apply([("-U", ["b", "1"]), ("+U", ["b", "2"])])  # b's row leaves its place, comes back at the end
+    view.refresh()
+    for index, row in enumerate(view.rows):
+        styles = [style for style, text in view.lines(80, 24)[4 + index] if text.strip()]
+        assert styles == ["bold" if cell != before[index][column] else "" for column, cell in enumerate(row)]
+    view.press("s")  # a selected row is reversed, never bold
+    assert {style for style, text in view.lines(80, 24)[4] if text.strip()} == {"reverse"}

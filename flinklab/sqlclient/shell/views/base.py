@@ -235,24 +235,13 @@ class ResultView:
         return lines + frame.key_lines(width, self.HELP)
 
     def _row_fragments(self, index: int) -> Fragments:
-        row = self.rows[index]
-        selected = index == self.selected
         previous = self.previous
-        fragments: Fragments = []
-        for column, (cell, w) in enumerate(zip(row, self.cell_widths())):
-            changed = (previous is not None and self.retrieving and not selected
-                       and (index >= len(previous) or column >= len(previous[index])
-                            or previous[index][column] != cell))
-            style = "reverse" if selected else ("bold" if changed else "")
-            fragments += [(style, " "), (style, frame.cell_text(cell, w))]
-        return fragments
+        before = previous[index] if previous is not None and index < len(previous) else None
+        changed = previous is not None and self.retrieving and index != self.selected
+        return frame.row_cells(self.rows[index], self.cell_widths(), index == self.selected,
+                               before if changed else None, changed)
 
     def _row_lines(self, width: int, height: int) -> list[Fragments]:
         row = self.fields(self.rows[self.selected]) if 0 <= self.selected < len(self.rows) else ()
-        body = frame.row_summary(self.names, self.types, row)
-        lines: list[Fragments] = [[("reverse", frame.centered(frame.ROW_HEADER, width))], [("", "")]]
-        for style, text in body[self.row_offset: self.row_offset + height - 4]:
-            lines.append([(style, text[:width])])
-        while len(lines) < height - 1:
-            lines.append([("", "")])
-        return lines + [[("", frame.ROW_QUIT[:width])]]
+        return frame.row_summary_lines(frame.row_summary(self.names, self.types, row), self.row_offset, width,
+                                       height)

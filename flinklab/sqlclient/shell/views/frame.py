@@ -112,3 +112,26 @@ def clip(fragments: Sequence[tuple[str, str]], start: int, width: int) -> list[t
             out.append((style, text[lo - position: hi - position]))
         position = end
     return out
+
+
+def row_cells(row: Sequence[str], widths: Sequence[int], selected: bool, before: Sequence[str] | None,
+              marking: bool) -> list[tuple[str, str]]:
+    """A row's cells: reversed when selected; with `marking`, a cell that differs from `before` (the same row at
+    the last refresh; None: the row is new) in bold, as Flink marks what a refresh changed."""
+    fragments: list[tuple[str, str]] = []
+    for column, (cell, w) in enumerate(zip(row, widths)):
+        changed = marking and (before is None or column >= len(before) or before[column] != cell)
+        style = "reverse" if selected else ("bold" if changed else "")
+        fragments += [(style, " "), (style, cell_text(cell, w))]
+    return fragments
+
+
+def row_summary_lines(body: Sequence[tuple[str, str]], offset: int, width: int,
+                      height: int) -> list[list[tuple[str, str]]]:
+    """The Row Summary screen (Flink's CliRowView): its title, the fields from line `offset`, `Press Q ...`."""
+    lines: list[list[tuple[str, str]]] = [[("reverse", centered(ROW_HEADER, width))], [("", "")]]
+    for style, text in body[offset: offset + height - 4]:
+        lines.append([(style, text[:width])])
+    while len(lines) < height - 1:
+        lines.append([("", "")])
+    return lines + [[("", ROW_QUIT[:width])]]
