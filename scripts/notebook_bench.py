@@ -168,9 +168,9 @@ def bench_notebook(root: Path, figure: Figure = _print_figure, section: Callable
     """Bring up a cluster of its own under `root`, print the notebook's figures, bring it down."""
     from jupyter_client.manager import start_new_kernel
 
-    from flinklab.course.data import lab_data_files
     from flinklab.environment.lifecycle import bring_down, bring_up
     from flinklab.settings import Settings
+    from flinklab.usecases.provision import lab_data_files
 
     section("The notebook (issue 30)")
     base = root / "notebook"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from flinklab.dbapi.errors import InterfaceError, NotSupportedError, ProgrammingError, flink_error, flinklab_error
 from flinklab.dbapi.values import convert_row, converters, describe

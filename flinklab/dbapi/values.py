@@ -69,7 +69,7 @@ def _safe(convert: Callable[[str], Any]) -> Callable[[str], Any]:
 
 def convert_row(fields: Sequence[Any], convert: Sequence[Callable[[str], Any]]) -> tuple[Any, ...]:
     """A PLAIN_TEXT row (None for SQL NULL) as Python values."""
-    return tuple(None if cell is None else fn(str(cell)) for cell, fn in zip(fields, convert))
+    return tuple(None if cell is None else fn(str(cell)) for cell, fn in zip(fields, convert, strict=True))
 
 
 def describe(column: Mapping[str, Any]) -> tuple[Any, ...]:

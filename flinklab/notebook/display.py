@@ -9,9 +9,9 @@ first value of the folded table's latest row, large. Beyond `max_rows` the oldes
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from flinklab.dbapi.values import converters
 from flinklab.sqlclient import tableau
@@ -33,9 +33,17 @@ class CountingFold(TableFold):
         super()._drop_oldest()
 
 
-def make_store(display: str, max_rows: int) -> TableFold | ChangelogTail:
+class LastChanges(ChangelogTail):
+    """The shell's changelog tail, knowing its limit (for the display's note)."""
+
+    def __init__(self, max_rows: int):
+        super().__init__(max_rows)
+        self.max_rows = max_rows
+
+
+def make_store(display: str, max_rows: int) -> CountingFold | LastChanges:
     """The fold a display reads: the last changes for `append`, the folded table for the others."""
-    return ChangelogTail(max_rows) if display == "append" else CountingFold(max_rows)
+    return LastChanges(max_rows) if display == "append" else CountingFold(max_rows)
 
 
 @dataclass
@@ -44,7 +52,7 @@ class View:
 
     display: str
     columns: list[Mapping[str, Any]]
-    store: TableFold | ChangelogTail
+    store: CountingFold | LastChanges
     names: list[str] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -53,9 +61,9 @@ class View:
 
     @property
     def dropped(self) -> int:
-        if isinstance(self.store, ChangelogTail):
+        if isinstance(self.store, LastChanges):
             return max(0, self.store.changes - len(self.store))
-        return getattr(self.store, "dropped", 0)
+        return self.store.dropped
 
     def rows(self) -> list[tuple[str, ...]]:
         return self.store.snapshot()
@@ -77,13 +85,8 @@ class View:
 
     def note(self) -> str:
         """The visible note on rows dropped beyond `--max-rows` ('' when none was)."""
-        return f"(the oldest {self.dropped} rows were dropped: --max-rows keeps {self.store_limit})" \
+        return f"(the oldest {self.dropped} rows were dropped: --max-rows keeps {self.store.max_rows})" \
             if self.dropped else ""
-
-    @property
-    def store_limit(self) -> int:
-        store = self.store
-        return store.max_rows if isinstance(store, TableFold) else store._changes.maxlen or 0
 
     def frame(self) -> Any:
         """The result as a pandas DataFrame, with Python values read by column type (`op` first for append)."""
@@ -92,7 +95,7 @@ class View:
         convert = converters(self.columns)
         if self.display == "append":
             convert = [str, *convert]
-        data = [[None if cell == tableau.NULL_VALUE else fn(cell) for cell, fn in zip(row, convert)]
+        data = [[None if cell == tableau.NULL_VALUE else fn(cell) for cell, fn in zip(row, convert, strict=True)]
                 for row in self.rows()]
         return pd.DataFrame(data, columns=self.names)
 

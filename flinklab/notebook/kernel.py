@@ -18,13 +18,14 @@ from typing import Any, TextIO
 from flinklab.dbapi.connection import gateway_client
 from flinklab.errors import FlinklabError, UsageError
 from flinklab.flink.sql_split import split_statements, strip_comments
-from flinklab.notebook.display import LiveDisplay, View, make_store, status_line
+from flinklab.notebook.display import CountingFold, LastChanges, LiveDisplay, View, status_line
 from flinklab.settings import Settings
 from flinklab.sqlclient.client import RUNTIME_MODE, guess_kind
 from flinklab.sqlclient.printer import Printer
 from flinklab.sqlclient.protocol import GatewayError
-from flinklab.sqlclient.shell.executor import GatewayGone, QueryResult, ShellSession
+from flinklab.sqlclient.shell.executor import GatewayGone, ShellSession
 from flinklab.sqlclient.shell.gateway import Heartbeat
+from flinklab.sqlclient.shell.result import QueryResult
 from flinklab.sqlclient.sqlfiles import read_sql
 
 
@@ -196,8 +197,9 @@ class KernelSession:
             return None
         streaming = shell.conf.get(RUNTIME_MODE, "streaming").strip().lower() == "streaming"
         display = options.display or ("update" if streaming else "table")
-        result.store = make_store(display, options.max_rows)
-        view = View(display, first.columns, result.store)
+        # the result feeds both of the shell's stores; the display reads the one it shows
+        result.table, result.changelog = CountingFold(options.max_rows), LastChanges(options.max_rows)
+        view = View(display, first.columns, result.changelog if display == "append" else result.table)
         live = LiveDisplay(view, show)
         outcome = QueryOutcome(view, 0, live)
         thread = shell.feed(result, first, pages)
@@ -209,13 +211,13 @@ class KernelSession:
         except KeyboardInterrupt:
             shell.stop_feed(result, thread, operation)
             outcome.interrupted = True
-            outcome.count = result.store.changes
+            outcome.count = view.store.changes
             outcome.status = f"Query terminated, received a total of {outcome.count} rows"
             live.draw(outcome.status)
             shell.printer.terminated(outcome.count)
             return outcome
         shell.stop_feed(result, thread, operation)
-        outcome.count = result.store.changes
+        outcome.count = view.store.changes
         outcome.status = self._status(result, view, streaming)
         live.draw(outcome.status)
         if result.gone:
@@ -230,8 +232,8 @@ class KernelSession:
 
     @staticmethod
     def _status(result: QueryResult, view: View, streaming: bool) -> str:
-        return status_line(result.store.changes, finished=result.finished, streaming=streaming,
-                           shown=len(result.store))
+        return status_line(view.store.changes, finished=result.finished, streaming=streaming,
+                           shown=len(view.store))
 
 
 def run_in_thread(target: Callable[[], Any]) -> tuple[threading.Thread, dict[str, Any]]:

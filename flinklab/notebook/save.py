@@ -7,14 +7,15 @@ runs it in the kernel's session, so the cells after it see its tables.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from flinklab.course.registry import get_lab
-from flinklab.course.runner import LabRun, run_lab
 from flinklab.dbapi.connection import gateway_client
 from flinklab.errors import FlinklabError
 from flinklab.notebook.kernel import KernelSession, run_in_thread
+from flinklab.usecases.run import LabRun, run_lab
 
 
 class Interrupted(FlinklabError):

@@ -18,7 +18,7 @@ import flinklab.dbapi as dbapi
 from flinklab.access import read_token
 from flinklab.cluster.base import resolve_rest_url
 from flinklab.course.registry import get_lab
-from flinklab.course.solution import rewrite_paths
+from flinklab.course.textpaths import rewrite_paths
 from flinklab.dbapi.connection import open_connection
 from flinklab.flink.rest import FlinkRest
 from flinklab.flink.sql_split import split_statements
@@ -50,7 +50,7 @@ def test_pandas_read_sql_on_the_default_gateway(flink_cluster: Settings, ddl: li
             warnings.simplefilter("ignore", UserWarning)  # pandas: "other DBAPI2 objects are not tested"
             frame = pd.read_sql("SELECT currency, COUNT(*) AS n FROM orders WHERE currency <> ? GROUP BY currency",
                                 conn, params=("nothing",))
-        assert dict(zip(frame["currency"], frame["n"])) == dict(_orders_per_currency(flink_cluster))
+        assert dict(zip(frame["currency"], frame["n"], strict=True)) == dict(_orders_per_currency(flink_cluster))
         cur.execute("SELECT currency, COUNT(*) AS n, SUM(amount) AS total FROM orders GROUP BY currency")
         assert [d[:2] for d in cur.description] == [("currency", "STRING"), ("n", "BIGINT NOT NULL"),
                                                    ("total", "DECIMAL(38, 2)")]

@@ -28,15 +28,14 @@ from jupyter_client.manager import start_new_kernel
 
 from flinklab.access import read_token
 from flinklab.cluster.base import resolve_rest_url
-from flinklab.course.grader import grade_lab
 from flinklab.course.registry import get_lab
-from flinklab.course.solution import rewrite_paths
+from flinklab.course.textpaths import rewrite_paths
 from flinklab.flink.rest import FlinkRest
 from flinklab.settings import Settings
+from flinklab.usecases.check import grade_lab
 
 pytestmark = pytest.mark.live
 
-DATA = Path(__file__).parent.parent / "data"
 SAVE = re.compile(r"^%%flink --lab (\w+) --save (\w+)\n")
 
 
@@ -96,18 +95,19 @@ def _normal(out: str) -> list[str]:
 @pytest.mark.parametrize("lab_name, mistake", [("joins", "interval_less_than.sql"), ("windows", "hop_size_15.sql")])
 def test_a_typical_mistake_fails_with_the_hint_a_terminal_gets(settings: Settings, lab_name: str,
                                                                mistake: str) -> None:
-    expected = json.loads((DATA / lab_name / "mistakes" / "expected.json").read_text(encoding="utf-8"))[mistake]
     lab = get_lab(lab_name)
-    step = lab.step(expected["step"])
-    wrong = rewrite_paths((DATA / lab_name / "mistakes" / mistake).read_text(encoding="utf-8"), settings.data_dir,
+    case = next(m for m in lab.mistakes() if m.sql_file == mistake)  # the lab's declared mistakes
+    step = lab.step(case.step)
+    wrong = rewrite_paths((lab.mistakes_dir / mistake).read_text(encoding="utf-8"), settings.data_dir,
                           settings.workspace_root)
     nb = run_notebook(filled_lab_notebook(settings, lab_name, {step.id: wrong}), settings)
     assert tracebacks(nb) == []
     workspace = settings.workspace(lab_name)
     assert (workspace / step.sql_file).read_text(encoding="utf-8") == wrong
     from_notebook = {r.name: (r.message, r.hint) for r in grade_lab(settings, lab).results if not r.passed}
-    assert_fails_exactly({r.name: r for r in grade_lab(settings, lab).results if not r.passed}, expected["fails"],
-                         expected.get("may_fail"))
+    required = {name: phrase for name, phrase in case.fails.items() if name not in case.may_pass}
+    assert_fails_exactly({r.name: r for r in grade_lab(settings, lab).results if not r.passed}, required,
+                         {name: case.fails[name] for name in case.may_pass})
     notebook_out = (workspace / step.out_file).read_text(encoding="utf-8")
 
     # the same step from a terminal, as the guide says to run it
