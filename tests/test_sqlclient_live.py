@@ -176,8 +176,9 @@ def test_failed_job_and_init_errors_are_reported(sql_client: SqlClient, workdir:
         "java.lang.UnsupportedOperationException: Unsupported statement for configuring session:SELECT 1;"
         in (out.getvalue())
     )
-    assert "Failed to initialize from sql script: file:" in out.getvalue()
+    assert f"Failed to initialize from sql script: {init}. See the [ERROR] above." in out.getvalue()
     assert "[INFO] Executing SQL from file." not in out.getvalue()
+    assert "Successfully initialized" not in out.getvalue()
 
 
 @pytest.mark.live
@@ -200,6 +201,9 @@ def test_console_script_exit_statuses_and_error_block(flink_cluster: Settings, w
     print(f"3-statement script via sql-client.sh on the warm gateway: {time.monotonic() - started:.1f}s")
     assert run.returncode == 0, run.stdout + run.stderr
     assert "|   5 |" in run.stdout and "1 row in set (" in run.stdout
+    # Flink's SqlClient.openCli prints the -i argument as typed once the init file ran, before the -f file
+    assert run.stdout.startswith(f"Successfully initialized from sql script: {workdir / 'ddl.sql'}\n"
+                                 "[INFO] Executing SQL from file.\n")
 
     bad = workdir / "bad.sql"
     bad.write_text(
