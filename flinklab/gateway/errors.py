@@ -44,7 +44,7 @@ def error_text(jvm: Jvm, exc: Any) -> str:
     from flinklab.gateway.session import SetRejected, StatementError
 
     if isinstance(exc, (StatementError, ClusterActionError)):
-        return exc.text()  # no frames: it was not thrown in a JVM, and no frame is made up for it
+        return with_gateway_frames(jvm, exc.text())
     if isinstance(exc, SetRejected):
         return f"{SQL_EXECUTION_EXCEPTION}: {exc.message}\nCaused by: {error_text(jvm, exc.cause)}"
     throwable = exc if _is_java_object(exc) else java_throwable(exc, jvm)
@@ -53,6 +53,17 @@ def error_text(jvm: Jvm, exc: Any) -> str:
             return str(exc)
         return f"{type(exc).__module__}.{type(exc).__name__}: {exc}"
     return jvm.stringify(throwable).rstrip()
+
+
+def with_gateway_frames(jvm: Jvm, chain: str) -> str:
+    """`chain` (exceptions the gateway raises itself, `Caused by:`-joined) with real frames under its root cause
+    when it has none: those of a Throwable made in the gateway's JVM as the error is raised (the py4j call that
+    raised it), so that the root reads as Java prints one. Flink's clients take the root cause's text up to its
+    first frame; without one they would print the REST body's closing `End of exception on server side>` too."""
+    if "\n\tat " in chain.split("\nCaused by: ")[-1]:
+        return chain
+    frames = jvm.stringify(jvm.jvm.java.lang.Throwable()).partition("\n")[2].rstrip()
+    return f"{chain}\n{frames}" if frames else chain
 
 
 SQL_GATEWAY_EXCEPTION = "org.apache.flink.table.gateway.api.utils.SqlGatewayException"
