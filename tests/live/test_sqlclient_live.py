@@ -98,7 +98,8 @@ def test_script_runs_every_kind_of_statement_on_the_cluster(
     init_kinds = ["ddl", "ddl"]
     script_kinds = ["set", "query", "set", "query", "query", "set", "insert", "compile_plan", "explain"]
     assert [s.kind for s in result.statements] == init_kinds + script_kinds
-    assert text.startswith("[INFO] Executing SQL from file.\n\nFlink SQL> SET 'sql-client")
+    assert text.startswith(f"Successfully initialized from sql script: {workdir / 'ddl.sql'}\n"
+                           "[INFO] Executing SQL from file.\n\nFlink SQL> SET 'sql-client")
     assert text.endswith("\nFlink SQL> \nShutting down the session...\ndone.\n")
     assert "CREATE TABLE" not in text  # -i runs silently, as in the real client
 
