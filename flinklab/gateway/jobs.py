@@ -15,7 +15,7 @@ import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -144,7 +144,7 @@ class ClusterJobs:
 def _timestamp_ltz(millis: int, zone: str | None) -> tuple[str, str]:
     """A TIMESTAMP_LTZ(3) value in the two row formats: JSON (flink-json's ISO-8601 in UTC) and PLAIN_TEXT
     (in the session's `table.local-time-zone`)."""
-    instant = datetime.fromtimestamp(millis / 1000, tz=timezone.utc)
+    instant = datetime.fromtimestamp(millis / 1000, tz=UTC)
     try:
         local_zone = ZoneInfo(zone) if zone and zone.lower() != "default" else None
     except (ZoneInfoNotFoundError, ValueError):

@@ -78,7 +78,7 @@ def render(statement: str, bodies: list[dict], row_format: str, streaming: bool)
     cells = [[_cell(v, row_format) for v in row["fields"]] for row in rows]
     if words.startswith("SELECT") and streaming:
         names = [tableau.ROW_KIND_COLUMN, *names]
-        cells = [[_SHORT_KINDS[row["kind"]], *c] for row, c in zip(rows, cells)]
+        cells = [[_SHORT_KINDS[row["kind"]], *c] for row, c in zip(rows, cells, strict=True)]
     return OUTPUT + "\n" + "\n".join(tableau.render_content(names, cells)) + "\n!ok\n"
 
 
