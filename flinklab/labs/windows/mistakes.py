@@ -83,7 +83,7 @@ def proctime_descriptor(sql: str | None, ddl: str | None) -> str | None:
     both = f"{sql}\n{ddl or ''}"
     for found in _DESCRIPTOR.finditer(sql):
         column = re.escape(found.group(1))
-        if re.search(rf"(?:\b{column}\s+AS\s+PROCTIME\s*\(|\bPROCTIME\s*\(\s*\)\s+(?:AS\s+)?[`\"]?{column}\b)",
+        if re.search(rf"(?:\b{column}[`\"]?\s+AS\s+PROCTIME\s*\(|\bPROCTIME\s*\(\s*\)\s+(?:AS\s+)?[`\"]?{column}\b)",
                      both, re.IGNORECASE):
             return found.group(1)
     return None
