@@ -7,6 +7,7 @@ plans are code (`plan_checks`): they read JSON plans, not result tables.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from datetime import timedelta
 from decimal import Decimal
@@ -36,6 +37,7 @@ from flinklab.lab_api import (
     numbers_close,
     ok,
     read_step,
+    saved_sql,
     wrong,
 )
 from flinklab.labs.joins import reference as ref
@@ -68,12 +70,36 @@ INTERVAL_KIND = Changelog(
     "insert-only", 1, "Updates mean a regular join: the step asks for an interval join, whose bound is on the time "
     "attributes themselves in ON (s.ship_time BETWEEN o.order_time AND o.order_time + INTERVAL '2' HOUR).",
     why="an interval join emits each match once and never corrects it", batch_hint=STREAMING.format(step="interval"))
+UNSHIPPED_KIND_HINT = (
+    "-D rows mean a regular outer join (it emits an order NULL-padded at once and retracts it when a shipment "
+    "arrives): the step asks for an outer interval join, with s.ship_time BETWEEN o.order_time AND o.order_time + "
+    "INTERVAL '2' HOUR on the time attributes in ON, so each unshipped order comes out once.")
+# the ON condition of the join with shipments: up to the next clause
+_ON_SHIPMENTS = re.compile(r"\bJOIN\s+[`\"]?shipments\b.*?\bON\b(.+?)(?=\bWHERE\b|\bGROUP\b|\bJOIN\b|;|\Z)",
+                           re.IGNORECASE | re.DOTALL)
+
+
+def _outer_join_bound(view: StepView) -> str | None:
+    """The unshipped kind's hint naming what the saved SQL's ON has in place of a bound on the time attributes."""
+    found = _ON_SHIPMENTS.search(saved_sql(view.ctx, f"{view.step}.sql") or "")
+    if found is None:
+        return None
+    on = " ".join(found.group(1).split())
+    if re.search(r"\bTIMESTAMPDIFF\s*\(", on, re.IGNORECASE):
+        named = ("The bound in ON is on TIMESTAMPDIFF(...), which the planner cannot read as an interval between "
+                 "the two time attributes")
+    elif not re.search(r"\bship_time\b", on, re.IGNORECASE):
+        named = f"ON has no time condition (ON {on})"
+    else:
+        return None
+    return (f"{named}, so this is a regular outer join: it emits an order NULL-padded at once and retracts it (-D) "
+            f"when a shipment arrives. {UNSHIPPED_KIND_HINT.split(': ', 1)[1].capitalize()}")
+
+
 UNSHIPPED_KIND = Changelog(
-    "insert-only", 1, "-D rows mean a regular outer join (it emits an order NULL-padded at once and retracts it when "
-    "a shipment arrives): the step asks for an outer interval join, with s.ship_time BETWEEN o.order_time AND "
-    "o.order_time + INTERVAL '2' HOUR on the time attributes in ON, so each unshipped order comes out once.",
+    "insert-only", 1, UNSHIPPED_KIND_HINT,
     why="an outer interval join emits each NULL-padded order once, when the watermark passes order_time + 2 h",
-    batch_hint=STREAMING.format(step="unshipped"))
+    batch_hint=STREAMING.format(step="unshipped"), diagnose=_outer_join_bound)
 TEMPORAL_KIND = Changelog(
     "insert-only", 1, "Updates mean a regular join against rates_v, which corrects past orders at every rate change: "
     "the step asks for an event-time temporal join, JOIN rates_v FOR SYSTEM_TIME AS OF o.order_time AS r.",
