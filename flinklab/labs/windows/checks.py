@@ -4,7 +4,7 @@ Checks read only the `.out` files, report.json and the CSV; they never ask the c
 sets (order ignored, numbers within a tolerance); window results must also be insert-only (`+I`), which is what
 separates a window operator from a regular aggregation or Top-N that happens to end with the same rows.
 
-Why one module of ~410 lines: it is the lab's one check table (nine steps, their checks, points and hints) and the
+Why one module of ~500 lines: it is the lab's one check table (nine steps, their checks, points and hints) and the
 few diagnoses that read it; split, a step's checks and its diagnosis would be in two places.
 """
 
@@ -100,10 +100,11 @@ NO_WINDOW_END_HINT = (
 )
 #: a window DESCRIPTOR over a processing-time attribute ({column}: the one written)
 PROCTIME_HINT = (
-    "DESCRIPTOR({column}) is a processing-time attribute (PROCTIME()): its windows follow the machine's clock, not "
-    "the orders' times, and over a file read in a second none closes before the input ends (the output has "
-    "{found} rows). Window on the event time: DESCRIPTOR(order_time)."
+    "DESCRIPTOR({column}) is a processing-time attribute (PROCTIME()): its windows follow the machine's clock when "
+    "the query ran, not the orders' order_time{effect}. Window on the event time: DESCRIPTOR(order_time)."
 )
+#: what a processing-time window aggregation over the lab's file gives (the captured run: no rows)
+PROCTIME_NO_ROWS = ", so over a file read in a second no window closed before the input ended (no rows)"
 SESSION_GAP = 5 * ref.MINUTE
 
 
@@ -128,6 +129,12 @@ def _ts(ms: int) -> str:
 
 def _minutes(ms: int) -> str:
     return f"{ms // ref.MINUTE} min" if ms % ref.MINUTE == 0 else f"{ms / ref.SECOND:g} s"
+
+
+def _ms(value: Any) -> int | None:
+    """A printed timestamp as the reference's epoch milliseconds (None when it is none)."""
+    stamp = as_timestamp(value)
+    return None if stamp is None else ref.to_ms(stamp.strftime("%Y-%m-%d %H:%M:%S.%f"))
 
 
 def _window_lengths(found: list[tuple], start: int = 0, end: int = 1) -> set[int]:
@@ -214,9 +221,9 @@ def _session_gap_hint(c: Compared) -> str | None:
     writes), named when it is not 5 minutes."""
     shown = set()
     for shop, start, end, *_ in c.found:
-        if as_timestamp(start) is None or as_timestamp(end) is None:
+        lo, hi = _ms(start), _ms(end)
+        if lo is None or hi is None:
             continue
-        lo, hi = ref.to_ms(str(start)), ref.to_ms(str(end))
         inside = [o.ts for o in c.data if o.shop == shop and lo <= o.ts < hi]
         if inside:
             shown.add(hi - max(inside))
@@ -288,7 +295,9 @@ def _window_end_grouped(view: StepView) -> Verdict | None:
 
 def _proctime_hint(view: StepView, found: int) -> str | None:
     column = proctime_descriptor(_sql(view), saved_sql(view.ctx, "ddl.sql"))
-    return None if column is None else PROCTIME_HINT.format(column=column, found=found)
+    if column is None:
+        return None
+    return PROCTIME_HINT.format(column=column, effect=PROCTIME_NO_ROWS if found == 0 else "")
 
 
 def _diagnosed(diagnose):
