@@ -23,11 +23,16 @@ def kernel_env(settings: Settings) -> dict[str, str]:
     (`!flinklab check` in a cell), Jupyter's and IPython's dirs under the test's state dir (never the user's)."""
     env = settings_env(settings)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    jupyter = settings.state_dir.parent / "jupyter"
-    jupyter.mkdir(exist_ok=True)
-    env.update(JUPYTER_RUNTIME_DIR=str(jupyter / "runtime"), JUPYTER_DATA_DIR=str(jupyter / "data"),
-               IPYTHONDIR=str(jupyter / "ipython"), JUPYTER_CONFIG_DIR=str(jupyter / "config"))
+    env.update(jupyter_dirs(settings.state_dir.parent))
     return env
+
+
+def jupyter_dirs(root: Path) -> dict[str, str]:
+    """JUPYTER_*_DIR and IPYTHONDIR under `root` (made): never the user's ~/.jupyter, ~/.ipython, ~/.local."""
+    jupyter = root / "jupyter"
+    jupyter.mkdir(exist_ok=True)
+    return {"JUPYTER_RUNTIME_DIR": str(jupyter / "runtime"), "JUPYTER_DATA_DIR": str(jupyter / "data"),
+            "IPYTHONDIR": str(jupyter / "ipython"), "JUPYTER_CONFIG_DIR": str(jupyter / "config")}
 
 
 def code_notebook(cells: list[str]) -> nbformat.NotebookNode:

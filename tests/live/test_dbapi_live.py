@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers.notebooks import code_notebook, run_notebook, text, tracebacks
+from helpers.notebooks import code_notebook, jupyter_dirs, run_notebook, text, tracebacks
 
 import flinklab.dbapi as dbapi
 from flinklab.access import read_token
@@ -25,6 +25,13 @@ from flinklab.flink.sql_split import split_statements
 from flinklab.settings import Settings
 
 pytestmark = pytest.mark.live
+
+
+@pytest.fixture(autouse=True)
+def _jupyter_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Jupyter's and IPython's dirs for this process too (connection files): never the user's."""
+    for name, value in jupyter_dirs(tmp_path).items():
+        monkeypatch.setenv(name, value)
 
 
 @pytest.fixture(scope="module")

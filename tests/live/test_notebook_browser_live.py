@@ -14,11 +14,18 @@ from pathlib import Path
 import nbformat
 import pytest
 from helpers.browser import Chromium, JupyterLab
-from helpers.notebooks import code_notebook, kernel_env
+from helpers.notebooks import code_notebook, jupyter_dirs, kernel_env
 
 from flinklab.settings import Settings
 
 pytestmark = pytest.mark.live
+
+
+@pytest.fixture(autouse=True)
+def _jupyter_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Jupyter's and IPython's dirs for this process too (connection files): never the user's."""
+    for name, value in jupyter_dirs(tmp_path).items():
+        monkeypatch.setenv(name, value)
 
 STREAMING_CELL = """%%flink --display update --refresh-ms 200
 CREATE TEMPORARY TABLE clicks (page STRING, ms INT) WITH (

@@ -23,7 +23,7 @@ import nbformat
 import pytest
 from helpers.env import free_port
 from helpers.labtools import assert_fails_exactly
-from helpers.notebooks import NOTEBOOKS, code_notebook, kernel_env, run_notebook, text, tracebacks
+from helpers.notebooks import NOTEBOOKS, code_notebook, jupyter_dirs, kernel_env, run_notebook, text, tracebacks
 from jupyter_client.manager import start_new_kernel
 
 from flinklab.access import read_token
@@ -37,6 +37,13 @@ from flinklab.usecases.check import grade_lab
 pytestmark = pytest.mark.live
 
 SAVE = re.compile(r"^%%flink --lab (\w+) --save (\w+)\n")
+
+
+@pytest.fixture(autouse=True)
+def _jupyter_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Jupyter's and IPython's dirs for this process too (connection files): never the user's."""
+    for name, value in jupyter_dirs(tmp_path).items():
+        monkeypatch.setenv(name, value)
 
 
 @pytest.fixture
@@ -84,9 +91,11 @@ def test_the_lab_notebook_with_the_reference_passes_check(settings: Settings, la
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def _normal(out: str) -> list[str]:
-    """An output's lines but for what differs from run to run: job ids, time costs, and (a streaming result's
-    rows arrive in any order across parallel tasks) line order."""
+def _normal(out: str, workspace: Path) -> list[str]:
+    """An output's lines but for what differs from run to run: job ids, time costs, the init file's path (the
+    notebook's run names it absolutely, a terminal in the workspace as typed), and (a streaming result's rows
+    arrive in any order across parallel tasks) line order."""
+    out = out.replace(f"{workspace}/", "")
     out = re.sub(r"\b[0-9a-f]{32}\b", "<job id>", out)
     out = re.sub(r"\(\d+\.\d\d seconds\)", "(<t> seconds)", out)
     return sorted(out.splitlines())
@@ -115,7 +124,7 @@ def test_a_typical_mistake_fails_with_the_hint_a_terminal_gets(settings: Setting
         subprocess.run(["sql-client.sh", "-i", lab.init_file, "-f", step.sql_file], cwd=workspace, stdout=out,
                        stderr=subprocess.STDOUT, env=kernel_env(settings))
     terminal_out = (workspace / step.out_file).read_text(encoding="utf-8")
-    assert _normal(notebook_out) == _normal(terminal_out)
+    assert _normal(notebook_out, workspace) == _normal(terminal_out, workspace)
     from_terminal = {r.name: (r.message, r.hint) for r in grade_lab(settings, lab).results if not r.passed}
     assert from_notebook == from_terminal
 

@@ -87,8 +87,11 @@ def test_single_shows_the_latest_value_large() -> None:
     assert 'font-size:2.6em' in bundle["text/html"] and ">2</div>" in bundle["text/html"]
 
 
-def test_magics_answer_a_missing_gateway_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_magics_answer_a_missing_gateway_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     from IPython.testing.globalipapp import get_ipython
+
+    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))  # the shell's dir: never the user's ~/.ipython
 
     settings = make_settings(tmp_path, rest_port=free_port(), gateway_port=free_port())
     ip = get_ipython()
