@@ -11,14 +11,7 @@ from pathlib import Path
 import pytest
 
 from helpers.docs_console import KINDS, PageRun, blocks, learner_env, pages
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from helpers.env import free_port
 
 
 ALL = [block for page in pages() for block in blocks(page)]
@@ -86,7 +79,7 @@ def test_a_pages_commands_run_without_a_cluster(page: Path, tmp_path: Path, unit
     home = tmp_path / "home"
     home.mkdir()
     env = learner_env(home, data_dir=unit_data_dir, state_dir=tmp_path / "state", cache_dir=tmp_path / "cache",
-                      rest_port=_free_port(), gateway_port=_free_port())
+                      rest_port=free_port(), gateway_port=free_port())
     run = PageRun(home, env, unit_data_dir)
     for block in blocks(page):
         if block.kind == "unit":
