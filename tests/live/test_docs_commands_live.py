@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from helpers.docs_console import PageRun, blocks, learner_env, pages
 
 pytestmark = pytest.mark.live

@@ -9,10 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from helpers.docs_console import KINDS, PageRun, blocks, learner_env, pages
 from helpers.env import free_port
-
 
 ALL = [block for page in pages() for block in blocks(page)]
 
