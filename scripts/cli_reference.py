@@ -4,8 +4,9 @@
     scripts/cli_reference.py           rewrite docs/cli.md
     scripts/cli_reference.py --check   exit 1 (naming the first difference) when docs/cli.md is out of date
 
-It runs the installed console scripts (flinklab, flink-up, flink-down, sql-client.sh) with `--help` and follows
-every group's "Commands:" section, so a command someone adds shows up without a change here. Help is printed
+It runs every console script the installed flinklab declares (flink-up, flink-down, sql-client.sh, flinklab, ...)
+with `--help` and follows every group's "Commands:" section, so a command or script someone adds shows up without
+a change here. Help is printed
 plain (TYPER_USE_RICH=0: click's own format, 80 columns) and in an environment without FLINKLAB_* variables, so
 the page does not depend on the terminal or on who ran the script.
 """
@@ -23,7 +24,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "cli.md"
-SCRIPTS = ("flink-up", "flink-down", "sql-client.sh", "flinklab")
+
+
+def console_scripts() -> list[str]:
+    """The console scripts the installed flinklab declares (pyproject's [project.scripts]): a learner's first three,
+    any others, then `flinklab` and its commands."""
+    from importlib.metadata import distribution
+
+    first = ("flink-up", "flink-down", "sql-client.sh")
+    names = {ep.name for ep in distribution("flinklab").entry_points if ep.group == "console_scripts"}
+    return sorted(names, key=lambda name: (name == "flinklab", first.index(name) if name in first else 3, name))
 
 HEADER = """# Command reference
 
@@ -73,7 +83,7 @@ def subcommands(text: str) -> list[str]:
 def collect() -> list[tuple[tuple[str, ...], str]]:
     """Every command and its help, groups before their commands, in the order the help lists them."""
     found: list[tuple[tuple[str, ...], str]] = []
-    level = [(script,) for script in SCRIPTS]
+    level = [(script,) for script in console_scripts()]
     with ThreadPoolExecutor(max_workers=4) as pool:
         while level:
             texts = list(pool.map(help_text, level))
