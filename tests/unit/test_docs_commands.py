@@ -30,6 +30,10 @@ def test_a_block_is_commands_with_a_place_to_run(block) -> None:
     assert block.commands, f"{block.where}: a console block without a `$ ` command"
     if block.kind == "skip":
         assert len(block.reason) > 10, f"{block.where}: a skipped block says why (<!-- docs: skip REASON -->)"
+    if block.kind == "unit":  # the unit tests start no JVM: what starts one is marked live
+        starts_java = [c.text for c in block.commands if re.search(r"\bflink-up\b|\bflinklab up\b|\bembedded\b",
+                                                                   c.text)]
+        assert not starts_java, f"{block.where}: {starts_java} start a JVM; mark the block <!-- docs: live -->"
 
 
 def test_skipped_blocks_are_few() -> None:
