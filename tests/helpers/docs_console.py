@@ -60,7 +60,11 @@ class Block:
 
     @property
     def where(self) -> str:
-        return f"{self.page.relative_to(ROOT)}:{self.line}"
+        return f"{_shown_path(self.page)}:{self.line}"
+
+
+def _shown_path(page: Path) -> str:
+    return str(page.relative_to(ROOT)) if page.is_relative_to(ROOT) else str(page)
 
 
 def pages() -> list[Path]:
@@ -160,7 +164,7 @@ class PageRun:
                 .replace("127.0.0.1:8083", f"127.0.0.1:{self.env['FLINKLAB_GATEWAY_PORT']}"))
 
     def _run(self, block: Block, command: Command, expected: int, timeout: float) -> None:
-        where = f"{block.page.relative_to(ROOT)}:{command.line}"
+        where = f"{_shown_path(block.page)}:{command.line}"
         text, stdin = self._ours(command.text), self._ours(command.stdin or "")
         cwd_file = self.home / ".docs-cwd"
         script = f'set -o pipefail\n{text}\nrc=$?\npwd > "{cwd_file}"\nexit $rc\n'

@@ -86,3 +86,28 @@ def test_a_pages_commands_run_without_a_cluster(page: Path, tmp_path: Path, unit
     for block in blocks(page):
         if block.kind == "unit":
             run.run(block, timeout=120)
+
+
+def test_the_runner_carries_cd_checks_output_and_exit_status(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```console\n$ mkdir -p ~/w && cd ~/w\n$ pwd\n~/w\n$ echo /opt/lab/fixtures/data\n```\n\n"
+        "<!-- docs: exit=3 -->\n```console\n$ exit 3\n```\n\n"
+        "```console\n$ echo hi\nbye\n```\n\n"
+        "```console\n$ false\n```\n",
+        encoding="utf-8",
+    )
+    carries, exits, wrong_output, fails = blocks(page)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = learner_env(home, data_dir=tmp_path / "data", state_dir=tmp_path / "s", cache_dir=tmp_path / "c",
+                      rest_port=1, gateway_port=2)
+    run = PageRun(home, env, tmp_path / "data")
+    with pytest.raises(AssertionError, match="did not print"):  # `~/w` is shown literally; pwd prints the path
+        run.run(carries)
+    assert run.cwd == home / "w"
+    run.run(exits)
+    with pytest.raises(AssertionError, match=r"did not print \['bye'\]"):
+        run.run(wrong_output)
+    with pytest.raises(AssertionError, match="exited 1, the page expects 0"):
+        run.run(fails)
