@@ -13,9 +13,10 @@ The HTML comment on the line before the fence says where the block runs:
 - `<!-- docs: skip REASON -->`: nowhere, for the REASON given (a command that would touch what a test must not);
 - `exit=N` after `live` or nothing: every command of the block exits with N instead of 0.
 
-A page runs top to bottom in one scratch home: a `cd` carries over to the next command, and so do the files
-commands write. `~` is that home, and the defaults the lab texts use stand for the test's own: the data dir
-`/opt/lab/fixtures/data`, the REST port `127.0.0.1:8081` and the gateway's `127.0.0.1:8083`.
+A page's blocks of one kind run top to bottom in one scratch home: a `cd` carries over to the next command, and
+so do the files commands write (a live block cannot build on a unit block: they run in different tests). `~` is
+that home, and the defaults the lab texts use stand for the test's own: the data dir `/opt/lab/fixtures/data`, the
+REST port `127.0.0.1:8081` and the gateway's `127.0.0.1:8083`.
 """
 
 from __future__ import annotations

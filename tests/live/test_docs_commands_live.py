@@ -1,5 +1,5 @@
-"""Every command the docs show runs: the blocks marked `<!-- docs: live -->`, on the session's cluster, each page
-from the top in a scratch home (the unit blocks before them run too, since a page builds on them). The README's
+"""Every command the docs show runs: the blocks marked `<!-- docs: live -->`, on the session's cluster, each page's
+from the top in a scratch home (its unit blocks, which may expect no cluster, run in the unit tests). The README's
 first lab also has to leave a first step that passes its checks: a newcomer finds it from the README alone."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def _page_run(page: Path, cluster, home: Path) -> PageRun:
                       rest_port=cluster.rest_port, gateway_port=cluster.gateway_port)
     run = PageRun(home, env, cluster.data_dir)
     for block in blocks(page):
-        if block.kind in ("unit", "live"):
+        if block.kind == "live":
             run.run(block)
     return run
 
