@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 if ! "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
-  echo "error: flinklab needs Python 3.11 or newer; $PY is $("$PY" -V 2>&1 || echo missing). → Set PYTHON=/path/to/python3.11 (or newer)." >&2
+  echo "error: flinklab needs Python 3.11 or newer, and $PY is not one. → Set PYTHON=/path/to/python3.11 (or newer)." >&2
   exit 2
 fi
 if [ ! -x .venv/bin/python ]; then
