@@ -87,8 +87,8 @@ def collect() -> list[tuple[tuple[str, ...], str]]:
     with ThreadPoolExecutor(max_workers=4) as pool:
         while level:
             texts = list(pool.map(help_text, level))
-            found.extend(zip(level, texts))
-            level = [(*command, name) for command, text in zip(level, texts) for name in subcommands(text)]
+            found.extend(zip(level, texts, strict=True))
+            level = [(*command, name) for command, text in zip(level, texts, strict=True) for name in subcommands(text)]
     order = {command: n for n, (command, _) in enumerate(found)}
 
     def key(item: tuple[tuple[str, ...], str]) -> list[int]:
