@@ -9,5 +9,5 @@ scripts/install.sh --test
 .venv/bin/lint-imports  # the layers of DESIGN.md, from pyproject.toml
 site=$(mktemp -d)
 trap 'rm -rf "$site"' EXIT
-NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet --site-dir "$site"
+NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --site-dir "$site"  # not --quiet: it hides the warnings strict counts
 .venv/bin/python -m pytest "$@"

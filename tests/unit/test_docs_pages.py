@@ -5,7 +5,9 @@ exists."""
 from __future__ import annotations
 
 import ast
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -105,3 +107,22 @@ def test_no_page_points_to_a_file_that_does_not_exist() -> None:
             if not (ROOT / name).exists():
                 missing.append(f"{text.name}: {name}")
     assert not missing, missing
+
+
+def _mkdocs_build(root: Path, site: Path) -> subprocess.CompletedProcess:
+    # not --quiet: mkdocs then drops the warnings that --strict turns into a failure
+    return subprocess.run([str(BIN / "mkdocs"), "build", "--strict", "--site-dir", str(site)], cwd=root,
+                          capture_output=True, text=True, timeout=300, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+
+
+def test_the_docs_site_builds_strict_and_a_broken_link_fails_it(tmp_path: Path) -> None:
+    built = _mkdocs_build(ROOT, tmp_path / "site")
+    assert built.returncode == 0, built.stderr[-3000:]
+
+    copy = tmp_path / "copy"
+    shutil.copytree(ROOT / "docs", copy / "docs")
+    shutil.copy(ROOT / "mkdocs.yml", copy / "mkdocs.yml")
+    with (copy / "docs" / "labs.md").open("a", encoding="utf-8") as page:
+        page.write("\nSee [a page that is not there](not-there.md).\n")
+    broken = _mkdocs_build(copy, tmp_path / "site2")
+    assert broken.returncode != 0 and "not-there.md" in broken.stderr
