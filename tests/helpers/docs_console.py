@@ -13,8 +13,9 @@ The HTML comment on the line before the fence says where the block runs:
 - `<!-- docs: skip REASON -->`: nowhere, for the REASON given (a command that would touch what a test must not);
 - `exit=N` after `live` or nothing: every command of the block exits with N instead of 0.
 
-A page's blocks of one kind run top to bottom in one scratch home: a `cd` carries over to the next command, and
-so do the files commands write (a live block cannot build on a unit block: they run in different tests). `~` is
+A block runs in one bash, so a variable one command sets is there for the next. A page's blocks of one kind run
+top to bottom in one scratch home: a `cd` carries over to the next block, and so do the files commands write (a
+live block cannot build on a unit block: they run in different tests). `~` is
 that home, and the defaults the lab texts use stand for the test's own: the data dir `/opt/lab/fixtures/data`, the
 REST port `127.0.0.1:8081` and the gateway's `127.0.0.1:8083`.
 """
@@ -154,9 +155,32 @@ class PageRun:
         self.cwd = start
 
     def run(self, block: Block, timeout: float = 600.0) -> None:
-        """Run every command of `block`; AssertionError naming the page line of the first that fails."""
+        """Run the commands of `block` in one bash (so a variable set by one is there for the next), each with its
+        exit status and output checked; AssertionError naming the page line of the first that fails."""
+        cwd_file = self.home / ".docs-cwd"
+        parts = ["exec 2>&1", "set -o pipefail"]
         for command in block.commands:
-            self._run(block, command, block.exit_code, timeout)
+            text = self._ours(command.text)
+            if command.stdin is not None:
+                parts.append(f"{{ {text}\n}} <<'{_STDIN_END}'\n{self._ours(command.stdin)}{_STDIN_END}")
+            else:
+                parts.append(f"{{ {text}\n}} </dev/null")
+            parts.append(f"printf '\\n{_RC}%s@@\\n' $?; pwd > '{cwd_file}'")
+        done = subprocess.run(["bash", "-c", "\n".join(parts) + "\n"], cwd=self.cwd, env=self.env,
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
+        if cwd_file.exists():
+            self.cwd = Path(cwd_file.read_text().strip())
+        pieces = re.split(rf"\n?{_RC}(\d+)@@\n", done.stdout)
+        outputs, codes = pieces[0::2], [int(code) for code in pieces[1::2]]
+        for n, command in enumerate(block.commands):
+            where = f"{_shown_path(block.page)}:{command.line}"
+            printed = outputs[n] if n < len(outputs) else ""
+            code = codes[n] if n < len(codes) else (done.returncode if n == len(codes) else None)
+            assert code is not None, f"{where}: `{command.text}` did not run (the shell ended before it)"
+            assert code == block.exit_code, (
+                f"{where}: `{command.text}` exited {code}, the page expects {block.exit_code}:\n{printed[-3000:]}")
+            missing = [line for line in command.shown if line.strip() != "..." and line.strip() not in printed]
+            assert not missing, f"{where}: `{command.text}` did not print {missing!r}:\n{printed[-3000:]}"
 
     def _ours(self, text: str) -> str:
         """`text` with the lab texts' defaults replaced by this run's data dir and ports."""
@@ -164,20 +188,10 @@ class PageRun:
                 .replace("127.0.0.1:8081", f"127.0.0.1:{self.env['FLINKLAB_REST_PORT']}")
                 .replace("127.0.0.1:8083", f"127.0.0.1:{self.env['FLINKLAB_GATEWAY_PORT']}"))
 
-    def _run(self, block: Block, command: Command, expected: int, timeout: float) -> None:
-        where = f"{_shown_path(block.page)}:{command.line}"
-        text, stdin = self._ours(command.text), self._ours(command.stdin or "")
-        cwd_file = self.home / ".docs-cwd"
-        script = f'set -o pipefail\n{text}\nrc=$?\npwd > "{cwd_file}"\nexit $rc\n'
-        done = subprocess.run(["bash", "-c", script], cwd=self.cwd, env=self.env, input=stdin, text=True,
-                              capture_output=True, timeout=timeout)
-        printed = done.stdout + done.stderr
-        assert done.returncode == expected, (
-            f"{where}: `{command.text}` exited {done.returncode}, the page expects {expected}:\n{printed[-3000:]}")
-        if cwd_file.exists():
-            self.cwd = Path(cwd_file.read_text().strip())
-        missing = [line for line in command.shown if line.strip() != "..." and line.strip() not in printed]
-        assert not missing, f"{where}: `{command.text}` did not print {missing!r}:\n{printed[-3000:]}"
+
+#: what ends a command's typed input, and marks a command's exit status in the block's output
+_STDIN_END = "__DOCS_STDIN_END__"
+_RC = "@@docs-rc:"
 
 
 def learner_env(home: Path, *, data_dir: Path, state_dir: Path, cache_dir: Path, rest_port: int,
