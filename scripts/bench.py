@@ -47,9 +47,9 @@ from pathlib import Path
 from flinklab.course.data import lab_data_files
 from flinklab.course.registry import get_lab
 from flinklab.course.runner import run_lab
-from flinklab.environment.lifecycle import bring_down, bring_up
 from flinklab.environment.select import backend_for
 from flinklab.settings import Settings
+from flinklab.usecases.cluster import bring_down, bring_up
 
 
 def free_port() -> int:
@@ -86,7 +86,7 @@ def main() -> int:
     import bench_cluster
     import bench_gateway
 
-    from flinklab.environment.client import SqlClient  # here: the grader and CLI sections must run without it
+    from flinklab.environment.client import LabSqlClient  # here: the grader and CLI sections must run without it
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--backend", default="local", choices=["local", "docker"])
@@ -136,7 +136,7 @@ def main() -> int:
         figure("flink-up warm, already running (s)", warm)
 
         section("gateway")
-        with SqlClient(settings) as client:
+        with LabSqlClient(settings) as client:
             rows = 50_000
             script = (
                 "SET 'sql-client.execution.result-mode' = 'tableau';\n"
@@ -158,7 +158,7 @@ def main() -> int:
         for name in args.labs:
             section(f"lab {name}")
             if args.skip_per_step:
-                with SqlClient(settings) as client:
+                with LabSqlClient(settings) as client:
                     t0 = time.monotonic()
                     run = run_lab(settings, get_lab(name), solution=True, client=client)
                     wall = time.monotonic() - t0

@@ -155,7 +155,7 @@ def flink_up_vs_distribution(row: Row, figures: dict, rounds: int = 3) -> None:
     dir (no class-data-sharing archive, no recorded command: the scripts run and the JVMs list their classes, dumped
     into archives in the background once ready, waited for here before the next start), the second (maps the
     archives; the scripts run once more and are recorded), then a cold start (cluster stopped, archives and
-    recorded commands there: what every later `flink-up` is; flinklab.cluster.cds, .launch). All without the SQL
+    recorded commands there: what every later `flink-up` is; flinklab.cluster.local_cds, .launch). All without the SQL
     gateway (`flink-up` to its exit: the backend's start and the CLI around it), then the first and a cold start
     with it (`flink-up` waits for both; the gateway's JVM starts beside the cluster's). Medians of `rounds`."""
     root = Path(tempfile.mkdtemp(prefix="flinklab-bench-cluster-"))

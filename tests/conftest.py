@@ -40,7 +40,7 @@ def make_settings(root: Path, **overrides: object) -> Settings:
         data_dir=root / "data",
         state_dir=root / "state",
         # shared by the tests of a session (under pytest's temp base): the SQL gateway's class-data archive
-        # (flinklab/gateway/cds.py) is dumped once, by the first gateway that stops; never the user's ~/.cache
+        # (flinklab/gateway/jvm_archive.py) is dumped once, by the first gateway that stops; never the user's ~/.cache
         **{"cache_dir": SESSION_CACHE or root / "cache", **overrides},
     )
 
@@ -97,7 +97,7 @@ def flink_cluster(live_settings: Settings):
     """A real local Flink session cluster and its SQL gateway for the whole test session, as `flink-up` starts
     them (every discovered lab's CSVs provisioned into its data dir)."""
     from flinklab.course.data import lab_data_files
-    from flinklab.environment.lifecycle import bring_down, bring_up
+    from flinklab.usecases.cluster import bring_down, bring_up
 
     try:
         bring_up(live_settings, data_files=lab_data_files())
@@ -143,9 +143,9 @@ def in_process_service(flink_cluster: Settings, tmp_path_factory: pytest.TempPat
 @pytest.fixture(scope="session")
 def sql_client(flink_cluster: Settings):
     """A client of the session's gateway (a fresh gateway session per script is cheap)."""
-    from flinklab.environment.client import SqlClient
+    from flinklab.environment.client import LabSqlClient
 
-    client = SqlClient(flink_cluster)
+    client = LabSqlClient(flink_cluster)
     try:
         yield client
     finally:

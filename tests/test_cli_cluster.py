@@ -334,10 +334,11 @@ def test_provision_into_an_unwritable_dir_says_how_to_choose_another(tmp_path: P
 def test_the_backend_line_is_one_calm_line_and_verbose_adds_the_detail(capsys: pytest.CaptureFixture) -> None:
     """auto's fallback says why in one line; the engine's own words (a registry's DNS error) only with --verbose."""
     from flinklab.cli.cluster import render_backend
+    from flinklab.usecases.cluster import BackendChosen
 
-    message = ("backend: local (Docker cannot pull the Flink image)\nflink:2.2.1-scala_2.12-java17 is not present and "
-               "cannot be pulled: Get \"https://registry-1.docker.io/v2/\": dial tcp: lookup registry-1.docker.io: no "
-               "such host")
+    message = BackendChosen("local", "Docker cannot pull the Flink image",
+                            "flink:2.2.1-scala_2.12-java17 is not present and cannot be pulled: Get "
+                            "\"https://registry-1.docker.io/v2/\": dial tcp: lookup registry-1.docker.io: no such host")
     render_backend(message, verbose=False)
     calm = capsys.readouterr().out
     assert calm == "backend: local (Docker cannot pull the Flink image; --verbose says why)\n"
@@ -345,7 +346,7 @@ def test_the_backend_line_is_one_calm_line_and_verbose_adds_the_detail(capsys: p
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "backend: local (Docker cannot pull the Flink image)"
     assert lines[1].startswith("  · flink:2.2.1-scala_2.12-java17 is not present") and "no such host" in lines[1]
-    render_backend("backend: local (--backend local was asked for)", verbose=False)  # no detail: nothing added
+    render_backend(BackendChosen("local", "--backend local was asked for"), verbose=False)  # no detail: nothing added
     assert capsys.readouterr().out == "backend: local (--backend local was asked for)\n"
 
 

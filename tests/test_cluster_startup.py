@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from conftest import free_port, make_settings
 
-from flinklab.cluster.cds import archive_path, cds_options, class_list, start_dump
 from flinklab.cluster.launch import Launch, LaunchCache, launch_key
 from flinklab.cluster.local import LocalBackend, find_ours, flink_home
+from flinklab.cluster.local_cds import archive_path, cds_options, class_list, start_dump
 from flinklab.flink.java import find_java
 
 CONFIG = "jobmanager.rpc.port: 40001\ntaskmanager.memory.process.size: \"1280m\"\nrest.port: 8081\n"

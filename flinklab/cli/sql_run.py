@@ -60,11 +60,11 @@ def run_sql(
     # Read once here so a bad path fails before stdin is read (and before a missing gateway would hide it).
     for path in [*init, *([file] if file is not None else [])]:
         read_sql(path)
-    from flinklab.environment.client import SqlClient
+    from flinklab.environment.client import LabSqlClient
     from flinklab.sqlclient.client import run_invocation
 
     settings = Settings.from_env()
-    client = SqlClient(settings, url, embedded=embedded)
+    client = LabSqlClient(settings, url, embedded=embedded)
     try:
         if file is None and stdin.isatty() and out.isatty():
             from flinklab.sqlclient.shell.app import ShellOptions, run_shell

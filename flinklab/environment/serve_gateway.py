@@ -4,7 +4,7 @@ Starts PyFlink's JVM, loads the planner, then serves Flink's SQL Gateway REST AP
 planner up on a thread (flinklab/gateway/warmup.py) while the cluster starts. It answers `/info` only once the
 planner is loaded; `POST /flinklab/warm-up` (flink-up, once the cluster is ready) runs one tiny job on the cluster.
 SIGTERM stops it: sessions are closed (their unfinished jobs cancelled), the JVM's classes dumped into its
-class-data archive when it had none (flinklab/gateway/cds.py: a few seconds, once), and the JVM shut down. It
+class-data archive when it had none (flinklab/gateway/jvm_archive.py: a few seconds, once), and the JVM shut down. It
 lives here, not in flinklab.gateway, because it asks the cluster record which cluster (and image) is the current
 one.
 """
@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from flinklab.access import read_token
-from flinklab.gateway import cds
+from flinklab.gateway import jvm_archive
 from flinklab.gateway.service import DEFAULT_CHECK_INTERVAL, DEFAULT_IDLE_TIMEOUT, GatewayService
 from flinklab.settings import Settings
 
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         settings = Settings.from_env(state_dir=args.state_dir, backend="auto")
         token = read_token(args.state_dir)  # flink-up wrote it before it started this process
         # the JVM maps its class-data archive, or records one to dump at the stop
-        service, archive = cds.launched(settings, lambda each: recorded_service(
+        service, archive = jvm_archive.launched(settings, lambda each: recorded_service(
             args.rest_url, each, args.idle_timeout, args.check_interval), record=True)
     except Exception as exc:  # noqa: BLE001 - the process log is where flink-up points the user
         log.error("could not start: %s", exc)
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         service.stop()
         if server.started:  # its port and sessions closed: the JVM's classes go into the archive the next maps
-            cds.dump(service.jvm, archive)
+            jvm_archive.dump(service.jvm, archive)
         service.jvm.shutdown()
     log.info("stopped")
     return 0 if server.started else 2

@@ -1,14 +1,13 @@
 """Class-data sharing for the SQL gateway's JVM: its classes (the planner, Calcite, Janino, py4j, the REST client)
 mapped from an archive instead of loaded and verified one by one at every start.
 
-Measured on 2 cores, a gateway started alone (no cluster starting beside it), then its first statement (a batch
-COUNT over a CSV file): without an archive 4.0-4.4 s to ready and 1.3-1.5 s for the statement; with one, 2.5-2.6 s
-and 0.8-0.9 s (scripts/bench.py, beside a starting cluster: 4.9 s and 3.0 s to ready).
+It makes a gateway's start and its first statement markedly faster (scripts/bench.py measures it; the figures are
+in docs/performance.md).
 
 The planner comes through Flink's planner loader, a class loader of its own over a jar it unpacks under a new
-name at every start, so a static archive made from a class list (what the cluster's JVMs use, flinklab.cluster.cds)
-cannot hold it. A dynamic archive can (Java 17's `VM.cds dynamic_dump`: it matches such classes by name and
-bytes, not by path). So:
+name at every start, so a static archive made from a class list (what the cluster's JVMs use,
+flinklab.cluster.local_cds) cannot hold it. A dynamic archive can (Java 17's `VM.cds dynamic_dump`: it matches
+such classes by name and bytes, not by path). So:
 1. a gateway that finds no archive starts its JVM with `-XX:+RecordDynamicDumpInfo`;
 2. when it stops (flink-down), after it has closed its port and its sessions, that JVM dumps what it loaded in
    all its time (the warm-ups, every learner's statements, job submission and results) into `KIND-KEY.jsa.PID`,
@@ -36,7 +35,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from flinklab.errors import FlinklabError
-from flinklab.flink.cds import SAFE_PATH, archive_path
+from flinklab.flink.cds_names import SAFE_PATH, archive_path
 from flinklab.flink.java import MIN_DYNAMIC_CDS_JAVA, host_java, java_major
 from flinklab.settings import Settings
 from flinklab.text import first_line

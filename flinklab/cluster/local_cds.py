@@ -14,7 +14,8 @@ How an archive comes to be (a static archive: any Java from 11 on, nothing writt
    writes `KIND-KEY.jsa.tmp` and renames it when complete, so a start only ever sees a whole archive;
 3. when that cluster stops (`flink-down`), `start_dump(..., again=True)` dumps the archive once more from the
    whole list (what every job of that session loaded), then removes the list: the archives of the next starts
-   hold the classes of a first job too (the first query after a cold start: 6.9-7.8 s -> 1.7-3.5 s for its job);
+   hold the classes of a first job too (which makes the first query after a cold start much faster: the figures
+   are in docs/performance.md);
 4. every later start maps it (`-XX:SharedArchiveFile`). A dump that failed leaves its log (`KIND-KEY.log`) and no
    archive: the next start lists and dumps again.
 
@@ -30,7 +31,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from flinklab.flink.cds import SAFE_PATH, archive_path
+from flinklab.flink.cds_names import SAFE_PATH, archive_path
 from flinklab.settings import QUICK_JIT
 
 __all__ = ["archive_path", "cds_options", "class_list", "start_dump"]
