@@ -135,6 +135,15 @@ def remove_record(settings: Settings) -> None:
     record_path(settings).unlink(missing_ok=True)
 
 
+def recorded_image(settings: Settings) -> str:
+    """The running cluster's image when flinklab knows it (it is present: the cluster runs on it), else the
+    settings' image: the one a client JVM in a container (flinklab.gateway.java_shim) runs on."""
+    record = read_record(settings, details=False)
+    if record is not None and record.image:
+        return record.image
+    return settings.image
+
+
 def resolve_rest_url(settings: Settings) -> str:
     """The endpoint clients should use: the running cluster's recorded one, else the settings' one."""
     record = read_record(settings, details=False)

@@ -5,6 +5,7 @@ process for this one client.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from flinklab.settings import Settings
@@ -47,13 +48,13 @@ class LabSqlClient(SqlClient):
 
 def start_embedded(settings: Settings, cluster_url: str) -> EmbeddedGateway:
     """A gateway served from a thread of this process for the cluster at `cluster_url`, started."""
-    from flinklab.environment.serve_gateway import client_image
+    from flinklab.cluster.base import recorded_image
     from flinklab.gateway import jvm_archive
     from flinklab.gateway.server import EmbeddedGateway, build_service
 
     # the backend is not the gateway's business, as in the gateway process
-    gateway_settings = Settings.from_env(state_dir=settings.state_dir, cache_dir=settings.cache_dir, backend="auto")
+    gateway_settings = replace(settings, backend="auto")
     # its JVM maps the class-data archive a gateway process dumped (flinklab/gateway/jvm_archive.py), if there is one
     service, _ = jvm_archive.launched(gateway_settings, lambda each: build_service(
-        cluster_url, each, image=lambda: client_image(settings)), record=False)
+        cluster_url, each, image=lambda: recorded_image(settings)), record=False)
     return EmbeddedGateway(service).start()

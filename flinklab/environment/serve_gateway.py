@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from flinklab.access import read_token
+from flinklab.cluster.base import recorded_image
 from flinklab.gateway import jvm_archive
 from flinklab.gateway.service import DEFAULT_CHECK_INTERVAL, DEFAULT_IDLE_TIMEOUT, GatewayService
 from flinklab.settings import Settings
@@ -35,17 +36,6 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def client_image(settings: Settings) -> str:
-    """The running cluster's image when flinklab knows it (it is present: the cluster runs on it), else the
-    settings' image."""
-    from flinklab.cluster.base import read_record
-
-    record = read_record(settings)
-    if record is not None and record.image:
-        return record.image
-    return settings.image
-
-
 def recorded_service(rest_url: str | None, settings: Settings, idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
                      check_interval: float = DEFAULT_CHECK_INTERVAL) -> GatewayService:
     """A warm GatewayService for the cluster at `rest_url` (None: the recorded cluster of the settings' state
@@ -54,7 +44,7 @@ def recorded_service(rest_url: str | None, settings: Settings, idle_timeout: flo
     from flinklab.gateway.server import build_service
 
     target = rest_url or (lambda: resolve_rest_url(settings))
-    return build_service(target, settings, idle_timeout, check_interval, image=lambda: client_image(settings))
+    return build_service(target, settings, idle_timeout, check_interval, image=lambda: recorded_image(settings))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,14 +27,14 @@ import contextlib
 import fcntl
 import os
 import signal
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from flinklab.cluster.base import ClusterBackend, RecordUnreadable, UpResult, read_record
+from flinklab.cluster.base import RecordUnreadable, UpResult, read_record
 from flinklab.cluster.progress import Progress, ProgressFn, Step, Waiting, quiet
 from flinklab.environment.gateway import GatewayProcess, cancel_orphaned_queries
-from flinklab.environment.provision import provision_data
+from flinklab.environment.provision import provision, set_data_probe
 from flinklab.environment.select import backend_for, stop_cluster
 from flinklab.errors import ClusterError, UsageError
 from flinklab.flink.waiting import Wait
@@ -191,7 +191,9 @@ def _bring_up_locked(settings: Settings, say: ProgressFn, with_gateway: bool,
                          "Use `--backend local --shared`, or leave --shared out.")
     reason, _, detail = reason.partition("\n")
     say(BackendChosen(backend.name, reason, detail))
-    copied = provision(settings, backend, say, data_files)
+    copied = provision(settings, backend, data_files)
+    if copied:
+        say(DataCopied(len(copied), str(settings.data_dir)))
     gateway = GatewayProcess(settings) if with_gateway and settings.gateway_port else None
     started_gateway = fresh_cluster = False
     had_gateway = gateway is not None and gateway.status().healthy
@@ -222,7 +224,8 @@ def _bring_up_locked(settings: Settings, say: ProgressFn, with_gateway: bool,
                 stop_cluster(settings)
         raise
     if gateway is not None and backend.owns_cluster:
-        _warm_up(settings, gateway, result, backend.reads_local_data, say)
+        _warm_up(gateway, result.status.rest_url, gateway.settings.data_dir if backend.reads_local_data else None,
+                 min(WARM_UP_WAIT, gateway.settings.startup_timeout), say)
     if started_gateway:
         if not fresh_cluster:  # the cluster outlived a dead gateway: its queries can never be fetched now
             cancelled = cancel_orphaned_queries(result.status.rest_url, settings.state_dir)
@@ -247,45 +250,21 @@ def _gateway_ready(gateway: GatewayProcess, say: ProgressFn) -> None:
 WARM_UP_WAIT = 60.0
 
 
-def _warm_up(settings: Settings, gateway: GatewayProcess, result: UpResult, local_data: bool,
+def _warm_up(gateway: GatewayProcess, rest_url: str, data_dir: Path | None, timeout: float,
              say: ProgressFn) -> None:
-    """Two tiny jobs on a cluster that ran none yet: flink-up returns once they and the planner's warm-up ended
-    (the learner's first query then costs about what a later one does), or after WARM_UP_WAIT at most; Ctrl-C (or
-    the WARM_UP_WAIT) ends only the wait: the cluster is up."""
-    if gateway.warm_cluster(result.status.rest_url, settings.data_dir if local_data else None) != "running":
+    """Two tiny jobs on the cluster at `rest_url` if it ran none yet (over a CSV file in `data_dir`, which its
+    TaskManagers read, if given): flink-up returns once they and the planner's warm-up ended (the learner's first
+    query then costs about what a later one does), or after `timeout` at most; Ctrl-C (or the timeout) ends only
+    the wait: the cluster is up."""
+    if gateway.warm_cluster(rest_url, data_dir) != "running":
         return
     say(WarmingUp())
     try:
-        state = gateway.wait_warm(min(WARM_UP_WAIT, settings.startup_timeout))
+        state = gateway.wait_warm(timeout)
     except KeyboardInterrupt:
         state = "interrupted"
     if state in ("running", "interrupted", "failed"):
         say(WarmUpGoesOn(failed=state == "failed"))
-
-
-def provision(settings: Settings, backend: ClusterBackend, say: ProgressFn,
-              data_files: Sequence[Path]) -> list[Path]:
-    """Copy the lab data into the data dir when `backend`'s cluster reads it from this host; return what was
-    copied. A cluster elsewhere (remote) must already have it: its `up` checks that instead, with the data probe
-    given here (through a gateway of this process; `_bring_up_locked` replaces it with one through the SQL
-    gateway it starts)."""
-    if not backend.reads_local_data:
-        set_data_probe(settings, backend, data_files, None)
-        return []
-    copied = provision_data(settings, data_files)
-    if copied:
-        say(DataCopied(len(copied), str(settings.data_dir)))
-    return copied
-
-
-def set_data_probe(settings: Settings, backend: ClusterBackend, data_files: Sequence[Path],
-                   gateway_url: Callable[[], str] | None) -> None:
-    """Give an attaching backend its data probe: through the gateway `gateway_url()` names (None: one started in
-    this process for the probe)."""
-    if not backend.reads_local_data and hasattr(backend, "data_probe"):
-        from flinklab.environment.dataprobe import probe_lab_data
-
-        backend.data_probe = lambda url: probe_lab_data(settings, url, data_files, gateway_url)
 
 
 @dataclass

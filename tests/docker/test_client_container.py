@@ -156,11 +156,11 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, standin_image: str, docker
     from flinklab.cluster.docker import DockerBackend
     from flinklab.course.data import lab_data_files
     from flinklab.environment import gateway
-    from flinklab.usecases.cluster import provision
+    from flinklab.environment.provision import provision
 
     settings = docker_settings(tmp_path_factory.mktemp("client-container"), standin_image)
     backend = DockerBackend(settings)
-    provision(settings, backend, lambda event: None, lab_data_files())  # the data `flinklab run joins` reads
+    provision(settings, backend, lab_data_files())  # the data `flinklab run joins` reads
     backend.up()  # the cluster only: the gateway is started by `flinklab up` without Java, in the tests
     try:
         yield settings

@@ -427,10 +427,10 @@ def test_every_environment_variable_is_in_the_readme_settings_table() -> None:
 
 
 def test_the_runners_container_image_comes_from_the_records_common_field(settings: Settings) -> None:
-    from flinklab.environment.serve_gateway import client_image
+    from flinklab.cluster.base import recorded_image
 
-    assert client_image(settings) == settings.image  # nothing recorded
+    assert recorded_image(settings) == settings.image  # nothing recorded
     write_record(settings, _record(settings, "docker"))
-    assert client_image(settings) == "flink:x"  # the image the docker cluster runs on (present on this host)
+    assert recorded_image(settings) == "flink:x"  # the image the docker cluster runs on (present on this host)
     write_record(settings, _record(settings, "remote"))
-    assert client_image(settings) == settings.image  # a remote cluster's image is not known here
+    assert recorded_image(settings) == settings.image  # a remote cluster's image is not known here

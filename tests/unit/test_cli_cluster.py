@@ -353,3 +353,26 @@ def test_the_backend_line_is_one_calm_line_and_verbose_adds_the_detail(capsys: p
 def test_up_has_a_verbose_option() -> None:
     result = runner.invoke(up_app, ["--help"], prog_name="flink-up")
     assert result.exit_code == 0 and "--verbose" in result.output
+
+
+@pytest.mark.parametrize("where", ["ws/joins", "ws"])
+def test_a_dangling_symlink_at_a_workspace_is_named_as_such(env: dict[str, str], tmp_path: Path, where: str) -> None:
+    """A link to nowhere where a workspace (or the workspace root) should be: one line naming it, before any JVM."""
+    link = tmp_path / where
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(tmp_path / "gone")
+    result = runner.invoke(up_app, [], env=env, prog_name="flink-up")
+    assert result.exit_code == 2, result.output
+    assert f"{link} is a dangling symlink" in result.output
+    assert "File exists" not in result.output and "Traceback" not in result.output
+
+
+def test_flink_up_ends_by_saying_where_to_start(capsys: pytest.CaptureFixture) -> None:
+    from flinklab.cli.cluster import render_up
+    from flinklab.cluster.base import ClusterStatus, UpResult
+
+    status = ClusterStatus(backend="local", running=True, rest_url="http://127.0.0.1:1", flink_version="2.2.1",
+                           taskmanagers=1, slots_total=4, slots_available=4)
+    render_up(UpResult(status=status, seconds=1.0), "http://127.0.0.1:2")
+    lines = capsys.readouterr().out.splitlines()
+    assert "flinklab labs" in lines[-1]
