@@ -1,6 +1,8 @@
 """The SQL gateway's figures for scripts/bench.py (issue 8): per call, per lab, memory, concurrent sessions.
 
-Each figure is printed beside the floor it is compared with, measured in the same run.
+Each figure is printed beside the floor it is compared with, measured in the same run. One module over 400 lines on
+purpose: each section is a function bench.py calls in order, and the shared helpers (a timed call, job ids) sit
+beside them; split, every section would import the same few helpers back.
 """
 
 from __future__ import annotations
@@ -261,7 +263,7 @@ def attach(settings: Settings, root: Path, row: Row, figures: dict) -> None:
         finally:
             gateway.GatewayProcess(alone).down()
 
-    # its JVM's class-data archive (flinklab/gateway/jvm_archive.py) was made when the bench's first gateway stopped
+    # its JVM's class-data archive (flinklab/gateway/jvm_archive.py) was made while the bench's first gateway ran
     own = gateway_start("gw-alone", settings.cache_dir)
     without = gateway_start("gw-no-archive", root / "cache-none")
     figures.update(gateway_start_without_archive_s=without)

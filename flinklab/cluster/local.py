@@ -314,9 +314,9 @@ class LocalBackend:
         if record is not None and record.backend == self.name:
             details = _details(record)
             pids = details.pids()
-            self.jvms.start_final_cds_dumps({JOBMANAGER: details.jobmanager_pid, **details.taskmanager_pids})
         pids += [p for p in find_ours(self.conf_dir) if p not in pids]
         stopped = stop_ours(pids, self.conf_dir)
+        self.jvms.stop_cds_dumps()  # no process of ours stays: an archive not made yet is made by the next start
         if record is not None and record.backend == self.name:
             remove_record(self.settings)
         return bool(stopped)

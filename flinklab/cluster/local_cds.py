@@ -9,15 +9,14 @@ How an archive comes to be (a static archive: any Java from 11 on, nothing writt
 1. a start without an archive has one JVM of each kind list the classes it loads (`-XX:DumpLoadedClassList`);
    the JVM goes on listing while it runs, so the list grows by what its jobs load (tasks, operators, the network
    stack, the table runtime: most of what makes a first job on a new TaskManager slow);
-2. once the cluster is ready, `start_dump` runs `java -Xshare:dump` on a copy of that list in the background, at
-   the lowest priority (nice 19, and the idle I/O class where there is ionice), with the JVM's own classpath; it
-   writes `KIND-KEY.jsa.tmp` and renames it when complete, so a start only ever sees a whole archive;
-3. when that cluster stops (`flink-down`), `start_dump(..., again=True)` dumps the archive once more from the
-   whole list (what every job of that session loaded), then removes the list: the archives of the next starts
-   hold the classes of a first job too (which makes the first query after a cold start much faster: the figures
-   are in docs/performance.md);
-4. every later start maps it (`-XX:SharedArchiveFile`). A dump that failed leaves its log (`KIND-KEY.log`) and no
-   archive: the next start lists and dumps again.
+2. once the cluster is ready, `start_dump` starts a background dumper that waits until the list has stopped
+   growing for LIST_QUIET seconds (flink-up's warm-up jobs have run by then: their classes are in it), then runs
+   `java -Xshare:dump` on a copy of it at the lowest priority (nice 19, and the idle I/O class where there is
+   ionice), with the JVM's own classpath; it writes `KIND-KEY.jsa.tmp`, renames it when complete (a start only ever
+   sees a whole archive) and removes the list;
+3. every later start maps it (`-XX:SharedArchiveFile`). A dump that failed leaves its log (`KIND-KEY.log`) and no
+   archive: the next start lists and dumps again. `flink-down` ends a dumper still waiting or dumping
+   (`stop_dumps`): it leaves no process behind, and the next start lists again.
 
 The options travel in FLINK_ENV_JAVA_OPTS_JM / _TM (the scripts' per-component options), not in config.yaml.
 Deleting the cds dir resets it.
@@ -25,16 +24,20 @@ Deleting the cds dir resets it.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shlex
 import shutil
+import signal
 import subprocess
 import time
 from pathlib import Path
 
 from flinklab.flink.cds_names import SAFE_PATH, archive_path
+from flinklab.flink.procs import process_args
 from flinklab.settings import QUICK_JIT
 
-__all__ = ["archive_path", "cds_options", "class_list", "start_dump"]
+__all__ = ["archive_path", "cds_options", "class_list", "start_dump", "stop_dumps"]
 
 
 def class_list(archive: Path) -> Path:
@@ -52,35 +55,66 @@ def cds_options(archive: Path, java_major: int, record: bool) -> str:
     return f"-XX:DumpLoadedClassList={class_list(archive)}" if record else ""
 
 
-def start_dump(archive: Path, java: str, argv: list[str], again: bool = False) -> bool:
-    """Dump `archive` in the background from its class list, with the classpath of `argv` (a JVM of this kind:
-    the same classpath); True when a dump was started. Returns at once: the dump runs at the lowest priority.
-    The first dump (cluster ready) keeps the list, which its JVM goes on writing; `again` (the cluster stopping)
-    dumps over the archive from the whole list and removes the list."""
+#: Seconds the class list must stay the same size before the dumper dumps it (the cluster is idle: its start and
+#: flink-up's warm-up jobs are over)
+LIST_QUIET = 5
+
+
+def start_dump(archive: Path, java: str, argv: list[str]) -> bool:
+    """Start the background dumper of `archive` (step 2 above), with the classpath of `argv` (a JVM of this kind:
+    the same classpath); True when one was started. Returns at once."""
     classes = class_list(archive)
     snapshot = classes.with_suffix(".classlist.dump")  # the recording JVM still appends to its list
-    if (archive.is_file() and not again) or not classes.is_file() or "-classpath" not in argv \
-            or _dumping(snapshot):
+    if archive.is_file() or not classes.is_file() or "-classpath" not in argv or _dumping(snapshot):
         return False
     classpath = argv[argv.index("-classpath") + 1]
     tmp = archive.with_suffix(".jsa.tmp")
     try:
-        snapshot.write_bytes(classes.read_bytes())
+        snapshot.touch()  # the mark of a dumper at work (_dumping), kept fresh while it waits
     except OSError:
         return False
     # the quick JIT (as the JVMs it serves): a dump is seconds of work, the optimising compiler's cost never pays
     dump = [java, QUICK_JIT, "-Xshare:dump", f"-XX:SharedClassListFile={snapshot}", f"-XX:SharedArchiveFile={tmp}",
             "-classpath", classpath]
-    # The lowest CPU priority, and the idle I/O class where there is ionice (Linux): the cluster is ready and its
-    # first queries come now; the dump only takes what they leave.
+    # The lowest CPU priority, and the idle I/O class where there is ionice (Linux): the dump only takes what the
+    # learner's queries leave.
     lowest = ["nice", "-n", "19", *(["ionice", "-c", "3"] if shutil.which("ionice") else [])]
-    done = [str(snapshot), *([str(classes)] if again else [])]
-    command = f"{shlex.join([*lowest, *dump])} && mv -f {shlex.quote(str(tmp))} " \
-              f"{shlex.quote(str(archive))}; {shlex.join(['rm', '-f', *done])}"
+    quoted = {name: shlex.quote(str(path)) for name, path in
+              (("list", classes), ("snapshot", snapshot), ("tmp", tmp), ("archive", archive))}
+    wait = (f"p=-1; while s=$(wc -c < {quoted['list']}) && [ \"$s\" != \"$p\" ]; do p=$s; "
+            f"touch {quoted['snapshot']}; sleep {LIST_QUIET}; done")
+    command = (f"{wait}; cp {quoted['list']} {quoted['snapshot']} && {shlex.join([*lowest, *dump])} && "
+               f"mv -f {quoted['tmp']} {quoted['archive']}; rm -f {quoted['snapshot']} {quoted['list']}")
     with open(archive.with_suffix(".log"), "wb") as log:
-        subprocess.Popen(["sh", "-c", command], stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                         start_new_session=True, close_fds=True)
+        proc = subprocess.Popen(["sh", "-c", command], stdin=subprocess.DEVNULL, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)
+    with contextlib.suppress(OSError):
+        _dumper_file(archive).write_text(f"{proc.pid}\n")
     return True
+
+
+def _dumper_file(archive: Path) -> Path:
+    return archive.with_suffix(".dumper")
+
+
+def stop_dumps(cds_dir: Path) -> int:
+    """End every dumper of `cds_dir` still waiting or dumping (its whole process group: the shell and its java),
+    and remove what it left; how many were ended. A pid is signalled only while its command names this dir."""
+    ended = 0
+    for marker in cds_dir.glob("*.dumper"):
+        try:
+            pid = int(marker.read_text().strip())
+        except (OSError, ValueError):
+            pid = 0
+        args = process_args(pid) if pid else None
+        if args and args[:2] == ["sh", "-c"] and str(marker.with_suffix(".classlist")) in " ".join(args):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
+                ended += 1
+        for leftover in (marker, marker.with_suffix(".classlist.dump"), marker.with_suffix(".jsa.tmp")):
+            with contextlib.suppress(OSError):
+                leftover.unlink()
+    return ended
 
 
 def _dumping(snapshot: Path) -> bool:

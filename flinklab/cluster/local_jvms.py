@@ -11,9 +11,8 @@ from pathlib import Path
 
 from flinklab.cluster.base import tm_name
 from flinklab.cluster.launch import Composer, Launch, LaunchCache, launch_key
-from flinklab.cluster.local_cds import archive_path, cds_options, start_dump
+from flinklab.cluster.local_cds import archive_path, cds_options, start_dump, stop_dumps
 from flinklab.cluster.local_config import flink_home
-from flinklab.errors import ClusterError
 from flinklab.flink.java import find_java, java_env
 from flinklab.flink.procs import find_processes, process_args, stop_processes
 from flinklab.flink.readiness import JOBMANAGER, TASKMANAGER
@@ -184,23 +183,9 @@ class Jvms:
             if argv:
                 start_dump(self.archive(component), argv[0], argv)
 
-    def start_final_cds_dumps(self, pids: dict[str, int]) -> None:
-        """As the cluster stops: dump its archives again, in the background, from the whole lists the recording
-        JVMs (`pids`: component -> pid, each checked to be ours) wrote while its jobs ran (flinklab.cluster.local_cds,
-        step 3). Nothing when this cluster recorded nothing (it mapped archives)."""
-        recording = {component: pid for component, pid in pids.items()
-                     if component in (JOBMANAGER, tm_name(1)) and is_ours(pid, self.conf_dir)}
-        if not recording:
-            return
-        try:
-            if self.java is None:
-                self.java = find_java()
-        except ClusterError:
-            return  # no java now: the next start dumps the list it finds
-        for component, pid in recording.items():
-            argv = process_args(pid)
-            if argv:
-                start_dump(self.archive(component), argv[0], argv, again=True)
+    def stop_cds_dumps(self) -> None:
+        """End the archive dumpers this cluster started that are still at work (flinklab.cluster.local_cds)."""
+        stop_dumps(self.local_dir / "cds")
 
     def cds_env(self, component: str) -> dict[str, str]:
         """The class-data-sharing options of `component` (flinklab.cluster.local_cds) in the scripts' per-component

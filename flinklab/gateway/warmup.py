@@ -107,15 +107,16 @@ class Traffic:
                 self._last_end = time.monotonic()
                 self._changed.notify_all()
 
-    def wait_quiet(self) -> float:
-        """Block until quiet; returns the seconds waited."""
+    def wait_quiet(self, quiet: float | None = None) -> float:
+        """Block until quiet (for `quiet` seconds instead of the traffic's own, if given); the seconds waited."""
         started = time.monotonic()
+        quiet = self.quiet if quiet is None else quiet
         with self._changed:
             while True:
                 if self._executing:
                     self._changed.wait()
                     continue
-                left = self._last_end + self.quiet - time.monotonic()
+                left = self._last_end + quiet - time.monotonic()
                 if left <= 0:
                     return time.monotonic() - started
                 self._changed.wait(left)

@@ -1,6 +1,6 @@
 """The SQL gateway JVM's class-data archive (flinklab/gateway/jvm_archive.py): which options a start gets, and, live,
-that a gateway with none records, dumps its classes when it stops, and that the next gateway's JVM maps that archive
-and serves from it."""
+that a gateway with none records, dumps its classes once warm and quiet, and that the next gateway's JVM maps that
+archive and serves from it."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from flinklab.access import read_token
 from flinklab.environment import gateway
 from flinklab.errors import FlinklabError
 from flinklab.flink.java import host_java
+from flinklab.flink.waiting import Wait
 from flinklab.gateway import jvm_archive
 from flinklab.settings import Settings
 from flinklab.sqlclient.protocol import GatewayClient
@@ -202,9 +203,20 @@ def _serve(own: Settings, rest_url: str) -> None:
     process.ready(300)
 
 
+def _warm_and_dumped(own: Settings, archive: Path) -> None:
+    """Have the gateway of `own` warm the cluster up (as flink-up does), then wait until it dumped `archive`: once
+    its warm-ups are over and it was quiet for a while, while it runs (flink-down then has no dump to wait for)."""
+    client = GatewayClient(own.gateway_url, token=lambda: read_token(own.state_dir))
+    try:
+        client.warm_up()
+    finally:
+        client.close()
+    Wait("the gateway's class-data archive", 300, 0.5).poll(archive.is_file)
+
+
 @needs_java17
-def test_a_gateway_dumps_its_classes_at_its_stop_and_the_next_maps_them(flink_cluster: Settings,
-                                                                        tmp_path: Path) -> None:
+def test_a_gateway_dumps_its_classes_once_warm_and_the_next_maps_them(flink_cluster: Settings,
+                                                                      tmp_path: Path) -> None:
     own = make_settings(tmp_path, rest_port=flink_cluster.rest_port, gateway_port=free_port(),
                         cache_dir=tmp_path / "cache")
     rest_url = f"http://127.0.0.1:{flink_cluster.rest_port}"
@@ -213,6 +225,8 @@ def test_a_gateway_dumps_its_classes_at_its_stop_and_the_next_maps_them(flink_cl
     try:
         _serve(own, rest_url)
         assert _count(own) == 3
+        _warm_and_dumped(own, archive.path)
+        assert _count(own) == 3  # it serves on after its dump
     finally:
         gateway.GatewayProcess(own).down()
     assert archive.path.is_file(), gateway.log_file(own).read_text()[-3000:]
@@ -231,6 +245,7 @@ def test_a_gateway_dumps_its_classes_at_its_stop_and_the_next_maps_them(flink_cl
     try:
         _serve(own, rest_url)  # started again without it
         assert _count(own) == 3
+        _warm_and_dumped(own, archive.path)
     finally:
         gateway.GatewayProcess(own).down()
     log = gateway.log_file(own).read_text()

@@ -1,0 +1,27 @@
+"""The local cluster's class-data archive dumpers (flinklab/cluster/local_cds.py): flink-down ends one still at work,
+so no process of ours stays behind (no JVM: the dumper's `java` here is a program that fails)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flinklab.cluster.local_cds import class_list, start_dump, stop_dumps
+from flinklab.flink.procs import find_processes, process_args
+
+
+def _dumpers(cds: Path) -> list[int]:
+    return find_processes(lambda pid: str(cds) in " ".join(process_args(pid) or []))
+
+
+def test_flink_down_ends_a_dumper_that_waits_for_its_list_and_leaves_nothing(tmp_path: Path) -> None:
+    cds = tmp_path / "cds"
+    cds.mkdir()
+    archive = cds / "jobmanager-abc.jsa"
+    class_list(archive).write_text("java/lang/Object\n")
+    assert start_dump(archive, "/bin/false", ["/bin/false", "-classpath", "/nowhere.jar", "Main"])
+    assert _dumpers(cds), "a dumper waits until the list stops growing"
+    assert not start_dump(archive, "/bin/false", ["/bin/false", "-classpath", "/nowhere.jar", "Main"])  # one only
+    assert stop_dumps(cds) == 1
+    assert _dumpers(cds) == []
+    assert sorted(p.name for p in cds.iterdir()) == ["jobmanager-abc.classlist", "jobmanager-abc.log"]
+    assert stop_dumps(cds) == 0
