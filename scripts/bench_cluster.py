@@ -161,8 +161,11 @@ def wait_for_dumps(settings: Settings, timeout: float = 600.0) -> float:
 
 def ours_left(settings: Settings) -> int:
     """Processes whose command line names the state dir (JVMs, the gateway, an archive dumper): none after
-    flink-down."""
-    return len(find_processes(lambda pid: str(settings.state_dir) in " ".join(process_args(pid) or [])))
+    flink-down (each one left is printed)."""
+    left = find_processes(lambda pid: str(settings.state_dir) in " ".join(process_args(pid) or []))
+    for pid in left:
+        print(f"    left after flink-down: {pid} {' '.join(process_args(pid) or [])[:200]}", flush=True)
+    return len(left)
 
 
 def flink_down(settings: Settings, left: list[int] | None = None) -> float:

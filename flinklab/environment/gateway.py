@@ -58,6 +58,22 @@ def strays(settings: Settings) -> list[int]:
     return find_processes(lambda pid: _ours(pid, settings))
 
 
+def _alive(pid: int) -> bool:
+    """Does `pid` run (a zombie does not)?"""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def _pgid(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return None
+
+
 def running_pid(settings: Settings) -> int | None:
     """The pid of this state dir's gateway while it runs, else None."""
     try:
@@ -161,7 +177,15 @@ class GatewayProcess:
         pid_file(settings).unlink(missing_ok=True)
         token_path(settings.state_dir).unlink(missing_ok=True)  # a stopped gateway's token opens nothing
         pids = sorted({*([pid] if pid is not None else []), *strays(settings)})
+        # its JVM, in its session (the process group of the pid), would exit on its own once it sees its Python
+        # gone; flink-down leaves nothing of ours behind, so it goes at once (only what was in the group before)
+        jvms = [each for each in find_processes(lambda each: _pgid(each) in pids) if each not in pids]
         stop_processes(pids, lambda each: _ours(each, settings), STOP_SECONDS, kill_group=True, poll=0.05)
+        for each in jvms:
+            if _pgid(each) in pids:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(each, signal.SIGKILL)
+        Wait("the SQL gateway's JVM to exit", 10).poll(lambda: not any(_alive(each) for each in jvms))
         self._proc = None
         return bool(pids)
 
