@@ -10,9 +10,9 @@ where the log is; the log's last lines ride along on the exception for the CLI t
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, NoReturn
+from typing import NoReturn
 
 from flinklab.flink.rest import FlinkRest, RestUnavailable
 from flinklab.flink.waiting import POLL_INTERVAL, ClusterStartError, Wait, one_line
