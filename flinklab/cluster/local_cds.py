@@ -34,7 +34,8 @@ import time
 from pathlib import Path
 
 from flinklab.flink.cds_names import SAFE_PATH, archive_path
-from flinklab.flink.procs import process_args
+from flinklab.flink.procs import find_processes, process_args
+from flinklab.flink.waiting import Wait
 from flinklab.settings import QUICK_JIT
 
 __all__ = ["archive_path", "cds_options", "class_list", "start_dump", "stop_dumps"]
@@ -108,13 +109,22 @@ def stop_dumps(cds_dir: Path) -> int:
             pid = 0
         args = process_args(pid) if pid else None
         if args and args[:2] == ["sh", "-c"] and str(marker.with_suffix(".classlist")) in " ".join(args):
+            group = find_processes(lambda each, leader=pid: _pgid(each) == leader)  # the shell, its java or sleep
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, signal.SIGKILL)
                 ended += 1
+            Wait("an archive dumper to end", 10).poll(lambda members=group: not any(map(process_args, members)))
         for leftover in (marker, marker.with_suffix(".classlist.dump"), marker.with_suffix(".jsa.tmp")):
             with contextlib.suppress(OSError):
                 leftover.unlink()
     return ended
+
+
+def _pgid(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return None
 
 
 def _dumping(snapshot: Path) -> bool:

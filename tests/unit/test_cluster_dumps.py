@@ -7,6 +7,7 @@ from pathlib import Path
 
 from flinklab.cluster.local_cds import class_list, start_dump, stop_dumps
 from flinklab.flink.procs import find_processes, process_args
+from flinklab.flink.waiting import Wait
 
 
 def _dumpers(cds: Path) -> list[int]:
@@ -19,7 +20,14 @@ def test_flink_down_ends_a_dumper_that_waits_for_its_list_and_leaves_nothing(tmp
     archive = cds / "jobmanager-abc.jsa"
     class_list(archive).write_text("java/lang/Object\n")
     assert start_dump(archive, "/bin/false", ["/bin/false", "-classpath", "/nowhere.jar", "Main"])
-    assert _dumpers(cds), "a dumper waits until the list stops growing"
+    listing = class_list(archive)
+
+    def waiting() -> list[int]:
+        with listing.open("a") as out:  # a list that grows keeps its dumper waiting
+            out.write("java/lang/String\n")
+        return _dumpers(cds)
+
+    assert Wait("the dumper", 30, 0.2).poll(waiting), "a dumper waits until the list stops growing"
     assert not start_dump(archive, "/bin/false", ["/bin/false", "-classpath", "/nowhere.jar", "Main"])  # one only
     assert stop_dumps(cds) == 1
     assert _dumpers(cds) == []
