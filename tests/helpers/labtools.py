@@ -72,7 +72,7 @@ def capture_lab(lab: Lab, here: Path, argv: list[str] | None = None, extra=None)
     import json
     import tempfile
 
-    from flinklab.environment.client import SqlClient
+    from flinklab.environment.client import LabSqlClient
 
     parser = argparse.ArgumentParser(description=f"Capture the {lab.name} lab's golden outputs.")
     parser.add_argument("--rest-port", type=int, default=8081)
@@ -88,7 +88,7 @@ def capture_lab(lab: Lab, here: Path, argv: list[str] | None = None, extra=None)
         settings = Settings.from_env({"HOME": str(root)}, workspace_root=root / "ws", data_dir=data,
                                      state_dir=root / "state", rest_port=args.rest_port)
         workspace = settings.workspace(lab.name)
-        with SqlClient(settings, embedded=True) as client:  # a gateway of its own: no flink-up needed
+        with LabSqlClient(settings, embedded=True) as client:  # a gateway of its own: no flink-up needed
             run = run_lab(settings, lab, solution=True, client=client)
             if not run.ok:
                 raise SystemExit(f"the solution failed: {[(s.step.id, s.error) for s in run.steps if not s.ok]}")
