@@ -99,11 +99,11 @@ def test_magics_answer_a_missing_gateway_with_one_line(tmp_path: Path, capsys: p
     url = f"http://127.0.0.1:{free_port()}"
     magics.flink_connect(url)
     magics.flink_connect(f"{url} --token-file {tmp_path / 'missing'}")
-    assert magics.flink("", "SELECT 1") is None  # no %flink_connect: the default gateway (its cluster is down)
+    assert magics.flink("", "SELECT 1") is None  # no %flink_connect: the default gateway (not running)
     assert magics.flink("--display nope", "SELECT 1") is None
     err = capsys.readouterr().err.splitlines()
     assert err[0] == f"No SQL gateway answers at {url}. Start the cluster and its gateway with `flink-up`."
     assert err[1].startswith(f"Cannot read the token file {tmp_path / 'missing'}")
-    assert err[2].startswith(f"No Flink cluster answers at {settings.rest_url}")
+    assert err[2].startswith(f"No SQL gateway answers at {settings.gateway_url}.")
     assert err[3].startswith("%%flink: argument --display: invalid choice: 'nope'")
     assert len(err) == 4
