@@ -286,8 +286,8 @@ def test_a_gateway_that_goes_away_is_one_line_and_the_next_cell_reconnects(flink
 
     own = flink_cluster.with_overrides(state_dir=tmp_path / "gateway", gateway_port=free_port())
     own.state_dir.mkdir()
-    rest_url = resolve_rest_url(flink_cluster)
-    gateway.wait_ready(own, gateway.start(own, rest_url), 300)
+    process = gateway.GatewayProcess(own, resolve_rest_url(flink_cluster))
+    process.up()
     km, kc = start_new_kernel(kernel_name="python3", env=kernel_env(flink_cluster))
     try:
         reply, _ = _run(kc, f"%load_ext flinklab.notebook\n%flink_connect {own.gateway_url} "
@@ -296,14 +296,14 @@ def test_a_gateway_that_goes_away_is_one_line_and_the_next_cell_reconnects(flink
         select = "%%flink\nSET 'execution.runtime-mode' = 'batch';\nSELECT {} AS x"
         reply, shown = _run(kc, select.format(1))
         assert reply["status"] == "ok" and not [m for m in shown if m["msg_type"] == "error"]
-        gateway.stop(own)
+        process.down()
         reply, shown = _run(kc, select.format(2))
         assert reply["status"] == "ok" and not [m for m in shown if m["msg_type"] == "error"]
         err = "".join(m["content"]["text"] for m in shown if m["msg_type"] == "stream"
                       and m["content"]["name"] == "stderr")
         assert err == (f"The SQL gateway at {own.gateway_url} does not answer. Start it again (`flink-up`), then run "
                        "the cell again: it opens a new session.\n")
-        gateway.wait_ready(own, gateway.start(own, rest_url), 300)  # a new token in the same file
+        process.up()  # a new token in the same file
         reply, shown = _run(kc, select.format(41 + 1))
         assert reply["status"] == "ok"
         out = "".join(m["content"]["text"] for m in shown if m["msg_type"] == "stream")
@@ -312,4 +312,4 @@ def test_a_gateway_that_goes_away_is_one_line_and_the_next_cell_reconnects(flink
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
-        gateway.stop(own)
+        process.down()
