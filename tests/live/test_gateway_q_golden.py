@@ -22,7 +22,8 @@ from flinklab.settings import Settings
 
 pytestmark = pytest.mark.live
 
-FILES = ("set.q", "insert.q", "begin_statement_set.q")
+FILES = ("set.q", "insert.q", "begin_statement_set.q", "statement_set.q", "repeated_dql.q", "catalog_database.q",
+         "view.q")
 FORMATS = ("JSON", "PLAIN_TEXT")
 KNOWN = yaml.safe_load((DATA / "known.yaml").read_text(encoding="utf-8"))
 
