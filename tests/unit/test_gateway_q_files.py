@@ -36,6 +36,7 @@ def test_sources_lists_every_file_and_known_names_real_cases() -> None:
         for entry in entries or []:
             assert entry["class"] in ("environment", "version_skew"), entry
             assert entry["sql"] in cases[entry["case"]].statement, entry
+            assert ("rewrite" in entry) != ("equal_until" in entry), entry  # what differs, checked by the live test
 
 
 def test_plan_normalisation_is_table_test_utils() -> None:
@@ -48,3 +49,5 @@ def test_plan_normalisation_is_table_test_utils() -> None:
         '  } ]\n}')
     # a plan's own brackets are kept: only `[digits]` after a "type" or at the start of "contents" go
     assert normalize_plan("Calc(select=[user, product])\n") == "Calc(select=[user, product])"
+    assert normalize_plan('"contents" : "orders2[79]: Writer",') == '"contents" : "orders2[]: Writer",'
+    assert normalize_plan('"contents" : "[3]:Calc(select=[a])",') == '"contents" : "[]:Calc(select=[a])",'
