@@ -329,9 +329,9 @@ def run_planned(
 
     own_client = client is None and len(skip_reason) < len(steps)
     if own_client:
-        from flinklab.environment.client import SqlClient
+        from flinklab.environment.client import LabSqlClient
 
-        client = SqlClient(settings)
+        client = LabSqlClient(settings)
     try:
         wanted = settings.run_parallel if parallel is None else parallel
         with client.watching() if client is not None else nullcontext():
