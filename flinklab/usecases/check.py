@@ -8,7 +8,8 @@ from pathlib import Path
 
 from flinklab.errors import FlinklabError
 from flinklab.grading.context import GradingContext
-from flinklab.grading.results import GradeReport
+from flinklab.grading.freshness import Stale, StepFiles, stale_steps
+from flinklab.grading.results import CheckResult, GradeReport, failed
 from flinklab.lab_api import Lab
 from flinklab.settings import Settings
 
@@ -57,4 +58,12 @@ def grade_lab(settings: Settings, lab: Lab) -> GradeReport:
     finally:
         if collecting:
             gc.enable()
-    return GradeReport(lab=lab.name, results=results, workspace=str(ctx.workspace))
+    stale = stale_steps(ctx.workspace, lab.name, [StepFiles(s.id, s.sql_file, s.out_file) for s in lab.steps])
+    return GradeReport(lab=lab.name, results=_stale_failed(results, stale), workspace=str(ctx.workspace))
+
+
+def _stale_failed(results: list[CheckResult], stale: dict[str, Stale]) -> list[CheckResult]:
+    """Every check of a stale step fails with why (its SQL file is gone, empty, or not what wrote its output):
+    grading an output of other SQL would pass or fail work the learner no longer has."""
+    return [failed(r.name, r.points, stale[r.step].message, stale[r.step].hint, step=r.step) if r.step in stale
+            else r for r in results]
