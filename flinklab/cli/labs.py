@@ -74,12 +74,16 @@ def check_command(
 ) -> None:
     """Grade the saved work (never asks the cluster). Exit 0 all pass, 1 a check failed, 2 could not grade."""
     from flinklab.grading.render import refuse_lab_files, render_report, write_json, write_junit
-    from flinklab.usecases.check import grade_lab, grading_context, lab_files
+    from flinklab.usecases.check import grade_lab, grading_context, lab_files, provision_for_grading
 
     settings = settings_from(workspace_root=workspace, data_dir=data_dir)
     the_lab = get_lab(lab)
     # Never over the learner's work (`--json report.json`): refused before grading; other files are backed up.
     refuse_lab_files({"--json": json_file, "--junit": junit_file, "--html": html_file}, lab_files(settings, the_lab))
+    if copied := provision_for_grading(settings, the_lab):
+        from flinklab.usecases.provision import provisioned_line
+
+        console.print(escape(provisioned_line(the_lab, settings, copied)), soft_wrap=True)
     report = grade_lab(settings, the_lab)
     render_report(report, console)
     for path, write in ((json_file, write_json), (junit_file, write_junit)):

@@ -12,12 +12,21 @@ from flinklab.grading.freshness import Stale, StepFiles, stale_steps
 from flinklab.grading.results import CheckResult, GradeReport, failed
 from flinklab.lab_api import Lab
 from flinklab.settings import Settings
+from flinklab.usecases.provision import provision_missing
 
 
 def lab_files(settings: Settings, lab: Lab) -> list[Path]:
     """Every file of the lab the grader reads or the learner writes: the workspace's and the data dir's CSVs."""
     workspace = settings.workspace(lab.name)
     return [*(workspace / name for name in lab.files), *(settings.data_dir / name for name in lab.fixtures.files)]
+
+
+def provision_for_grading(settings: Settings, lab: Lab) -> list[Path]:
+    """The lab's CSVs absent from the data dir, copied there from its package (a lab installed after `flink-up`):
+    the grader computes the expected answers from them. Only for a workspace to grade; returns what was copied."""
+    if not settings.workspace(lab.name).is_dir():
+        return []
+    return provision_missing(settings, lab)
 
 
 def grading_context(settings: Settings, lab: Lab) -> GradingContext:

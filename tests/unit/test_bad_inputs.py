@@ -399,8 +399,10 @@ def _data_cases() -> list[Case]:
              2, ("windows_orders.csv line 1, column order_id:",)),
         Case("check-windows-data-quoted-newline", ["flinklab", "check", "windows"],
              data_edit("windows_orders.csv", lambda t: '1,"A\nB' + t), 2, ("windows_orders.csv line",)),
-        Case("check-joins-data-dir-missing", ["flinklab", "check", "joins", "--data-dir", "{root}/nowhere"], None,
-             2, ("does not exist in {root}/nowhere",)),
+        # a data dir without the lab's CSVs is provisioned (tests/unit/test_check_provision.py); one that cannot be
+        Case("check-joins-data-dir-under-a-file", ["flinklab", "check", "joins", "--data-dir",
+                                                   "{root}/ws/joins/ddl.sql/data"], None,
+             2, ("The data dir {root}/ws/joins/ddl.sql/data is not writable",)),
         Case("check-unknown-lab", ["flinklab", "check", "nope"], None, 2, ("Unknown lab 'nope'",)),
     ]
     return cases
