@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from flinklab.course.registry import built_in, load_labs
+from flinklab.course.registry import course_order, load_labs
 from flinklab.environment.provision import provision_data
 from flinklab.errors import FlinklabError, UsageError
 from flinklab.lab_api import Lab
@@ -33,13 +33,12 @@ class LabWorkspace:
 
 
 def lab_workspaces(settings: Settings) -> list[LabWorkspace]:
-    """Every discovered lab's workspace (`settings.workspace(LAB)`), flinklab's own labs first (flink-up's "Next"
-    line names the first), created where it is missing; a dir that is there is left exactly as it is (nothing is
+    """Every discovered lab's workspace (`settings.workspace(LAB)`), in the course's order (flink-up's "Next" line
+    names the first), created where it is missing; a dir that is there is left exactly as it is (nothing is
     written into a workspace). UsageError (one line) when one cannot be created."""
     labs, _ = load_labs()
-    labs.sort(key=lambda lab: not built_in(lab.name))  # stable: alphabetical within each group
     workspaces = []
-    for lab in labs:
+    for lab in course_order(labs):
         path = settings.workspace(lab.name)
         existed = path.is_dir()
         try:
