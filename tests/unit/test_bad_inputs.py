@@ -353,7 +353,12 @@ def _data_cases() -> list[Case]:
     cases = []
     for name, lab in (("joins_orders.csv", "joins"), ("joins_users.csv", "joins"),
                       ("windows_orders.csv", "windows")):
-        for fault in ("missing", "directory", "symlink-loop", "utf16", "latin1", "binary"):
+        # a missing CSV is provisioned from the lab's package, as flink-up does (a lab installed after it)
+        make, _ = FILE_FAULTS["missing"]
+        cases.append(Case(f"check-{lab}-data-{name}-missing", ["flinklab", "check", lab],
+                          make(lambda root, name=name: _csv(root, name)), 0,
+                          (f"Provisioned the data of {lab} into {{root}}/data ({name})",), new_files=(f"data/{name}",)))
+        for fault in ("directory", "symlink-loop", "utf16", "latin1", "binary"):
             make, says = FILE_FAULTS[fault]
             cases.append(Case(f"check-{lab}-data-{name}-{fault}", ["flinklab", "check", lab],
                               make(lambda root, name=name: _csv(root, name)), 2, (name, says)))
