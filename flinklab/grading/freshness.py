@@ -1,10 +1,11 @@
 """Is a step's saved output the output of the SQL file beside it? Decided by content, never by file times.
 
-Our client (`sql-client.sh`, `flinklab run`, the notebook's `--save`) echoes every statement of the `-f` file after
-its `Flink SQL> ` prompt, so the output itself says what ran: its echoed statements must be the file's statements
-(comments and spacing aside), all of them, or the ones up to the `[ERROR]` that stopped the run. Real Flink's client
-glues its echo to what follows (or echoes nothing) in a file: such an output says nothing about its SQL, and grades
-as it is, unless the SQL file is gone or holds no statement, which no output can excuse.
+Our client (`sql-client.sh -f`, and `flinklab run`, which runs each step through it) echoes every statement of the
+`-f` file after its `Flink SQL> ` prompt, so the output itself says what ran: its echoed statements must be the
+file's statements (comments and spacing aside), all of them, or the ones up to the `[ERROR]` that stopped the run.
+Real Flink's client glues its echo to what follows (or echoes nothing) in a file: such an output says nothing about
+its SQL, and grades as it is, unless the SQL file is gone or holds no statement, which no output can excuse. The
+`-i` file (ddl.sql) is not echoed, so a changed ddl.sql is not seen here.
 """
 
 from __future__ import annotations
