@@ -17,10 +17,8 @@ DEFAULT_DATA_DIR = Path("/opt/lab/fixtures/data")
 DEFAULT_REST_PORT = 8081
 DEFAULT_GATEWAY_PORT = 8083
 #: The JIT of the JVMs flinklab starts on this host (the local cluster's, the gateway's): the quick compiler only.
-#: Their work is many short jobs and plans, never long enough for the optimising compiler to pay for itself:
-#: measured on 2 cores (cold start, then the warm 3-statement call), it spent half of their CPU at start-up
-#: (JobManager 8.0 -> 4.7 s, TaskManager 6.3 -> 3.7 s, gateway 12.7 -> 7.0 s to flink-up's end), and a warm call
-#: took as long without it (median 0.44 s either way).
+#: Their work is many short jobs and plans, never long enough for the optimising compiler to pay for itself: it
+#: spent half of their CPU at start-up and made no warm call faster (the figures: docs/performance.md).
 QUICK_JIT = "-XX:TieredStopAtLevel=1"
 #: The gateway JVM holds planners, not data: a small heap and the serial collector keep it near 500 MiB resident
 #: (PyFlink's defaults let it grow past 1.3 GiB).
@@ -29,8 +27,8 @@ DEFAULT_GATEWAY_JVM_ARGS = f"-Xmx512m -XX:+UseSerialGC -XX:ReservedCodeCacheSize
 #: the TaskManager 288 MiB of heap for 4 slots (Flink's split of 1280m), each well under 700 MiB resident.
 DEFAULT_JM_MEMORY = "768m"
 DEFAULT_TM_MEMORY = "1280m"
-#: Steps `flinklab run` runs at once: each hides its planning and result fetching behind another's job. Measured on
-#: 2 cores (joins lab): 9.4 s one at a time, 5.3-6.9 s with 2, 4.6-5.4 s with 3, no better with 4.
+#: Steps `flinklab run` runs at once: each hides its planning and result fetching behind another's job; more than 3
+#: was no faster on 2 cores (the figures: docs/performance.md).
 DEFAULT_RUN_PARALLEL = 3
 
 

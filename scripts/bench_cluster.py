@@ -28,6 +28,8 @@ import httpx
 
 from flinklab.cluster.local import LocalBackend, flink_home
 from flinklab.flink.java import find_java, java_env
+from flinklab.flink.procs import find_processes, process_args
+from flinklab.flink.waiting import Wait
 from flinklab.settings import QUICK_JIT, Settings
 
 Row = Callable[[str, str], None]
@@ -82,10 +84,10 @@ def wait_ready(rest_url: str, taskmanagers: int, slots: int, started: float) -> 
 # ------------------------------------------------------------------------------------------- the floor
 
 
-def distribution_start(root: Path) -> float:
-    """Seconds from `jobmanager.sh start` to ready (then both stopped): the distribution's own start, with the
-    config.yaml flinklab writes, minus flinklab's JVM tuning (its class-data-sharing options and its quick JIT,
-    settings.QUICK_JIT: the distribution has neither)."""
+def distribution_start(root: Path) -> tuple[float, float]:
+    """Seconds from `jobmanager.sh start` to ready, and from `taskmanager.sh stop` + `jobmanager.sh stop` to their
+    JVMs gone: the distribution's own start and stop, with the config.yaml flinklab writes, minus flinklab's JVM
+    tuning (its class-data-sharing options and its quick JIT, settings.QUICK_JIT: the distribution has neither)."""
     settings = bench_settings(root)
     backend = LocalBackend(settings)
     backend._write_config(None)  # noqa: SLF001 - exactly the config flinklab writes, in a dir of our own
@@ -104,12 +106,17 @@ def distribution_start(root: Path) -> float:
         for name in ("jobmanager.sh", "taskmanager.sh"):
             subprocess.run(["bash", str(home / "bin" / name), "start"], env=env, check=True,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        return wait_ready(settings.rest_url, settings.taskmanagers, settings.slots, started)
+        ready = wait_ready(settings.rest_url, settings.taskmanagers, settings.slots, started)
     finally:
+        jvms = find_processes(lambda pid: str(conf) in " ".join(process_args(pid) or []))
+        stopping = time.monotonic()
         for name in ("taskmanager.sh", "jobmanager.sh"):
             subprocess.run(["bash", str(home / "bin" / name), "stop"], env=env, check=False,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        Wait("the distribution's JVMs to exit", 60, 0.05).poll(lambda: not any(process_args(p) for p in jvms))
+        stopped = time.monotonic() - stopping
         _wait_port_free(settings.rest_port)
+    return ready, stopped
 
 
 def _wait_port_free(port: int, timeout: float = 30.0) -> None:
@@ -136,18 +143,39 @@ def flink_up(settings: Settings) -> float:
 
 
 def wait_for_dumps(settings: Settings, timeout: float = 600.0) -> float:
-    """Seconds until the background archive dumps the first start began are over (none: 0)."""
+    """Seconds until the archives the first start began are made (none: 0): the cluster's (its dumpers wait until
+    its class lists stop growing), and the gateway's (it dumps once warm and quiet), as they are while a learner
+    works; a flink-down before ends them, and the next start records again."""
     cds = settings.state_dir / "local" / "cds"
+    gateway_cds = settings.cache_dir / "cds"
+    recording = settings.gateway_port and not list(gateway_cds.glob("gateway-*.jsa"))
+
+    def made() -> bool:
+        cluster = not list(cds.glob("*.classlist.dump"))
+        return cluster and (not recording or bool(list(gateway_cds.glob("gateway-*.jsa"))))
+
     started = time.monotonic()
-    while list(cds.glob("*.classlist.dump")) and time.monotonic() - started < timeout:
-        time.sleep(0.5)
+    Wait("the class-data archives", timeout, 0.5).poll(made)
     return time.monotonic() - started
 
 
-def flink_down(settings: Settings) -> float:
+def ours_left(settings: Settings) -> int:
+    """Processes whose command line names the state dir (JVMs, the gateway, an archive dumper): none after
+    flink-down (each one left is printed)."""
+    left = find_processes(lambda pid: str(settings.state_dir) in " ".join(process_args(pid) or []))
+    for pid in left:
+        print(f"    left after flink-down: {pid} {' '.join(process_args(pid) or [])[:200]}", flush=True)
+    return len(left)
+
+
+def flink_down(settings: Settings, left: list[int] | None = None) -> float:
+    """Seconds `flink-down` takes, as a learner runs it; what it left running goes into `left`."""
     started = time.monotonic()
     subprocess.run([script("flink-down")], env=env_of(settings), capture_output=True, check=False)
-    return time.monotonic() - started
+    seconds = time.monotonic() - started
+    if left is not None:
+        left.append(ours_left(settings))
+    return seconds
 
 
 def flink_up_vs_distribution(row: Row, figures: dict, rounds: int = 3) -> None:
@@ -155,34 +183,38 @@ def flink_up_vs_distribution(row: Row, figures: dict, rounds: int = 3) -> None:
     dir (no class-data-sharing archive, no recorded command: the scripts run and the JVMs list their classes, dumped
     into archives in the background once ready, waited for here before the next start), the second (maps the
     archives; the scripts run once more and are recorded), then a cold start (cluster stopped, archives and
-    recorded commands there: what every later `flink-up` is; flinklab.cluster.cds, .launch). All without the SQL
+    recorded commands there: what every later `flink-up` is; flinklab.cluster.local_cds, .launch). All without the SQL
     gateway (`flink-up` to its exit: the backend's start and the CLI around it), then the first and a cold start
     with it (`flink-up` waits for both; the gateway's JVM starts beside the cluster's). Medians of `rounds`."""
     root = Path(tempfile.mkdtemp(prefix="flinklab-bench-cluster-"))
     runs: dict[str, list[float]] = {key: [] for key in (
-        "dist", "first", "second", "cold", "first_gw", "cold_gw", "dumps", "down", "down_first")}
+        "dist", "dist_stop", "first", "second", "cold", "first_gw", "cold_gw", "dumps", "down", "down_first",
+        "down_gw", "down_first_gw")}
+    left: list[int] = []
     started: list[Settings] = []
     try:
         for i in range(rounds):
-            runs["dist"].append(distribution_start(root / f"dist{i}"))
+            start, stop = distribution_start(root / f"dist{i}")
+            runs["dist"].append(start)
+            runs["dist_stop"].append(stop)
             plain = bench_settings(root / f"plain{i}")
             started.append(plain)
             runs["first"].append(flink_up(plain))
             runs["dumps"].append(wait_for_dumps(plain))
-            runs["down_first"].append(flink_down(plain))
+            runs["down_first"].append(flink_down(plain, left))
             runs["second"].append(flink_up(plain))
             flink_down(plain)
             runs["cold"].append(flink_up(plain))
-            runs["down"].append(flink_down(plain))
+            runs["down"].append(flink_down(plain, left))
             with_gw = bench_settings(root / f"gateway{i}", gateway=True)
             started.append(with_gw)
             runs["first_gw"].append(flink_up(with_gw))
             wait_for_dumps(with_gw)
-            flink_down(with_gw)
+            runs["down_first_gw"].append(flink_down(with_gw, left))
             flink_up(with_gw)
             flink_down(with_gw)
             runs["cold_gw"].append(flink_up(with_gw))
-            flink_down(with_gw)
+            runs["down_gw"].append(flink_down(with_gw, left))
     finally:
         for settings in started:
             flink_down(settings)
@@ -203,11 +235,22 @@ def flink_up_vs_distribution(row: Row, figures: dict, rounds: int = 3) -> None:
             ("flink-up first start in a new state dir, no gateway (s)", "first", 1.0),
             ("flink-up second start, no gateway (s)", "second", None),
             ("flink-up cold start, no gateway (s)", "cold", 0.8),
-            ("flink-up first start in a new state dir, with the SQL gateway (s)", "first_gw", None),
-            ("flink-up cold start, with the SQL gateway (s)", "cold_gw", None)):
+            ("flink-up first start in a new state dir, with the SQL gateway (s)", "first_gw", 1.1),
+            ("flink-up cold start, with the SQL gateway (s)", "cold_gw", 0.8)):
         ratio = f"{med[key] / floor:.2f}x the floor" + (f"; target <= {target}x" if target else "")
         row(label, f"{med[key]:.1f}  ({ratio}; runs {_runs(runs[key])})")
-    row("flink-down (s; median, after a first start)", f"{med['down']:.1f}; {med['down_first']:.1f}")
+    stop_floor = med["dist_stop"]
+    figures.update(dist_stop_s=stop_floor, flink_down_gateway_s=med["down_gw"],
+                   flink_down_first_gateway_s=med["down_first_gw"], left_after_flink_down=max(left, default=0))
+    row(f"floor: taskmanager.sh + jobmanager.sh stop, to JVMs gone (s, median of {rounds})",
+        f"{stop_floor:.1f}  (runs {_runs(runs['dist_stop'])})")
+    for label, key in (("flink-down after a cold start, no gateway (s)", "down"),
+                       ("flink-down after a first start, no gateway (s)", "down_first"),
+                       ("flink-down after a cold start, with the SQL gateway (s)", "down_gw"),
+                       ("flink-down after a first start, with the SQL gateway (s)", "down_first_gw")):
+        row(label, f"{med[key]:.1f}  ({med[key] / stop_floor:.2f}x the floor; target <= 1.5x; runs "
+                   f"{_runs(runs[key])})")
+    row("processes of ours left after any flink-down (target 0)", str(max(left, default=0)))
     row("class-data-sharing archives dumped after the first start (s, background)", f"{med['dumps']:.1f}")
 
 

@@ -1,6 +1,8 @@
 """The SQL gateway's figures for scripts/bench.py (issue 8): per call, per lab, memory, concurrent sessions.
 
-Each figure is printed beside the floor it is compared with, measured in the same run.
+Each figure is printed beside the floor it is compared with, measured in the same run. One module over 400 lines on
+purpose: each section is a function bench.py calls in order, and the shared helpers (a timed call, job ids) sit
+beside them; split, every section would import the same few helpers back.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from bench_cluster import env_of
 
 from flinklab.cluster.base import resolve_rest_url
 from flinklab.course.registry import get_lab
-from flinklab.environment.client import SqlClient
+from flinklab.environment.client import LabSqlClient
 from flinklab.flink.rest import FlinkRest
 from flinklab.settings import Settings
 from flinklab.usecases.check import grade_lab
@@ -186,7 +188,7 @@ import json, sys, time
 t0 = time.time()
 from pathlib import Path
 from flinklab.cli.sql_run import quick_args
-from flinklab.environment.client import SqlClient
+from flinklab.environment.client import LabSqlClient
 from flinklab.settings import Settings
 from flinklab.sqlclient.client import run_invocation
 from flinklab.sqlclient.protocol import GatewayClient
@@ -200,7 +202,7 @@ def send(self, method, path, payload, headers):
 GatewayClient._send = send
 init, script, _ = quick_args(sys.argv[1:])
 imported = time.time()
-client = SqlClient(Settings.from_env())
+client = LabSqlClient(Settings.from_env())
 with open("/dev/null", "w") as out:
     result = run_invocation(client, out, init_files=init, script_file=script)
 client.close()
@@ -253,14 +255,15 @@ def attach(settings: Settings, root: Path, row: Row, figures: dict) -> None:
     def gateway_start(state: str, cache: Path) -> float:
         alone = Settings.from_env(state_dir=root / state, cache_dir=cache, gateway_port=_free_port(), backend="auto")
         started = time.monotonic()
-        proc = gateway.start(alone, rest_url)
+        process = gateway.GatewayProcess(alone, rest_url)
+        process.start()
         try:
-            gateway.wait_ready(alone, proc, 300)
+            process.ready(300)
             return time.monotonic() - started
         finally:
-            gateway.stop(alone)
+            gateway.GatewayProcess(alone).down()
 
-    # its JVM's class-data archive (flinklab/gateway/cds.py) was made when the bench's first gateway stopped
+    # its JVM's class-data archive (flinklab/gateway/jvm_archive.py) was made while the bench's first gateway ran
     own = gateway_start("gw-alone", settings.cache_dir)
     without = gateway_start("gw-no-archive", root / "cache-none")
     figures.update(gateway_start_without_archive_s=without)
@@ -321,7 +324,7 @@ def door_cost(settings: Settings, work: Path, row: Row, figures: dict) -> None:
     GatewayClient._send = counting  # type: ignore[method-assign] - counts the requests of one call
     try:
         script = (work / "ddl.sql").read_text() + THREE
-        with SqlClient(settings) as client, open("/dev/null", "w") as sink:
+        with LabSqlClient(settings) as client, open("/dev/null", "w") as sink:
             client.new_session().run_script(script, sink)
     finally:
         GatewayClient._send = original  # type: ignore[method-assign]
@@ -356,7 +359,7 @@ def lab_per_step(settings: Settings, lab_name: str, row: Row, figures: dict) -> 
     step at a time and with its default steps at once, each beside the Flink job time of that same run."""
     lab = get_lab(lab_name)
     runs = {}
-    with SqlClient(settings) as client:
+    with LabSqlClient(settings) as client:
         for parallel in (1, settings.run_parallel):
             started = time.monotonic()
             run = run_lab(settings, lab, solution=True, client=client, parallel=parallel)
@@ -406,7 +409,7 @@ def concurrent_sessions(settings: Settings, n: int, row: Row, figures: dict) -> 
     def learner(i: int) -> None:
         mine = replace(settings, workspace_root=settings.workspace_root / f"learner{i:02d}")
         try:
-            with SqlClient(mine) as client:
+            with LabSqlClient(mine) as client:
                 session = client.new_session()
                 api = client.api
                 view = api.execute(session.handle, f"CREATE TEMPORARY VIEW mine_{i} AS SELECT {i} AS x")

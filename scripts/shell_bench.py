@@ -185,8 +185,8 @@ def view_refresh_cost(rows: int = 10_000, rounds: int = 20) -> tuple[float, floa
 
 def bench_shell(root: Path, figure: Figure = _print_figure, section: Callable[[str], None] = print) -> None:
     """Bring up a cluster of its own under `root`, print the shell's figures, bring it down."""
-    from flinklab.environment.lifecycle import bring_down, bring_up
     from flinklab.settings import Settings
+    from flinklab.usecases.cluster import bring_down, bring_up
     from flinklab.usecases.provision import lab_data_files
 
     section("The interactive shell (issue 19)")

@@ -57,7 +57,7 @@ def live_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 def flink_cluster(live_settings: Settings):
     """A real local Flink session cluster and its SQL gateway for the whole test session, as `flink-up` starts
     them (every discovered lab's CSVs provisioned into its data dir)."""
-    from flinklab.environment.lifecycle import bring_down, bring_up
+    from flinklab.usecases.cluster import bring_down, bring_up
     from flinklab.usecases.provision import lab_data_files
 
     try:
@@ -85,9 +85,9 @@ def in_process_service(flink_cluster: Settings, tmp_path_factory: pytest.TempPat
 @pytest.fixture(scope="session")
 def sql_client(flink_cluster: Settings):
     """A client of the session's gateway (a fresh gateway session per script is cheap)."""
-    from flinklab.environment.client import SqlClient
+    from flinklab.environment.client import LabSqlClient
 
-    client = SqlClient(flink_cluster)
+    client = LabSqlClient(flink_cluster)
     try:
         yield client
     finally:

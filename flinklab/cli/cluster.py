@@ -15,12 +15,15 @@ import typer
 from rich.markup import escape
 
 from flinklab.cli.app import app, command, console, err_console, settings_from
-from flinklab.cluster.registry import backend_names
+from flinklab.cluster.registry import backend_class, backend_names
 from flinklab.errors import ExitStatus, UsageError
 
 if TYPE_CHECKING:  # the cluster's modules load when a command runs: `flinklab --help` needs none of them
+    from rich.status import Status
+
     from flinklab.cluster.base import ClusterStatus, UpResult
-    from flinklab.environment.lifecycle import DownResult
+    from flinklab.cluster.progress import Progress
+    from flinklab.usecases.cluster import BackendChosen, DownResult
     from flinklab.usecases.provision import LabWorkspace
 
 # typer reads the parameter annotations at run time: typing.Optional keeps the commands working on Python 3.9.
@@ -74,29 +77,21 @@ def up(
     )
     if rest_url and settings.backend not in ("auto", "remote"):
         raise UsageError(f"--rest-url is for --backend remote, not --backend {settings.backend}.")
-    from flinklab.environment.lifecycle import bring_up
-    from flinklab.flink.waits import ClusterStartError
+    from flinklab.flink.waiting import ClusterStartError
+    from flinklab.usecases.cluster import bring_up
     from flinklab.usecases.provision import lab_data_files, lab_workspaces
 
     workspaces = lab_workspaces(settings)  # before the cluster: a docker backend mounts the workspace root
 
     with console.status("starting the cluster…") as spinner:
-
-        def progress(message: str) -> None:
-            spinner.update(escape(message.partition("\n")[0]))
-            if message.startswith("backend: "):
-                render_backend(message, verbose)
-            else:
-                console.print(f"  [dim]· {escape(message)}[/]")
-
         try:
-            result = bring_up(settings, progress=progress, data_files=lab_data_files())
+            result = bring_up(settings, progress=UpView(spinner, verbose), data_files=lab_data_files())
         except ClusterStartError as exc:
             for line in exc.log_tail:
                 err_console.print(f"  [dim]{escape(line)}[/]", soft_wrap=True)
             raise
     render_up(result, settings.gateway_url, workspaces)
-    if not result.status.shared and result.status.backend == "local":
+    if not result.status.shared and backend_class(result.status.backend).mutual_tls:
         from flinklab.access import other_login_users
 
         others = other_login_users()
@@ -106,15 +101,36 @@ def up(
                           "them off the cluster's REST port (see the README's \"A shared machine\").[/]")
 
 
-def render_backend(message: str, verbose: bool) -> None:
-    """`backend: NAME (why)` in one line; the detail behind the why (the lines after it) only when `verbose`."""
-    first, _, detail = message.partition("\n")
-    name, _, why = first.removeprefix("backend: ").partition(" ")
-    if detail and not verbose:
-        why = why.removesuffix(")") + "; --verbose says why)"
-    console.print(f"backend: [bold]{escape(name)}[/] [dim]{escape(why)}[/]", soft_wrap=True)
+class UpView:
+    """Draws flink-up's progress events: the backend chosen in one line (its detail with `verbose`), each step as a
+    dim line under the spinner, an image pull's layers on the spinner only."""
+
+    def __init__(self, spinner: Status, verbose: bool):
+        self.spinner, self.verbose = spinner, verbose
+
+    def __call__(self, event: Progress) -> None:
+        from flinklab.cluster.progress import LayerPulled
+        from flinklab.usecases.cluster import BackendChosen
+
+        if isinstance(event, LayerPulled):
+            done = f" {event.current / 1e6:.1f}/{event.total / 1e6:.1f} MB" if event.current and event.total else ""
+            self.spinner.update(escape(f"{event}{done}"))
+            return
+        self.spinner.update(escape(str(event)))
+        if isinstance(event, BackendChosen):
+            render_backend(event, self.verbose)
+        else:
+            console.print(f"  [dim]· {escape(str(event))}[/]")
+
+
+def render_backend(chosen: BackendChosen, verbose: bool) -> None:
+    """`backend: NAME (why)` in one line; the detail behind the why only when `verbose`."""
+    why = f"({chosen.why})"
+    if chosen.detail and not verbose:
+        why = f"({chosen.why}; --verbose says why)"
+    console.print(f"backend: [bold]{escape(chosen.name)}[/] [dim]{escape(why)}[/]", soft_wrap=True)
     if verbose:
-        for line in detail.splitlines():
+        for line in chosen.detail.splitlines():
             console.print(f"  [dim]· {escape(line)}[/]", soft_wrap=True)
 
 
@@ -154,6 +170,7 @@ def render_up(result: UpResult, gateway_url: str, workspaces: Sequence[LabWorksp
     console.print(f"  {f'flinklab run {lab}'.ljust(25)} # every step of the lab")
     console.print(f"  {'flink-down'.ljust(25)} # " + ("detach (the cluster keeps running)" if st.attached
                                                     else "stop the cluster"))
+    console.print("Start here: [bold]flinklab labs[/] (the labs, in the course's order)")
 
 
 def render_workspaces(workspaces: Sequence[LabWorkspace]) -> None:
@@ -169,11 +186,10 @@ def render_workspaces(workspaces: Sequence[LabWorkspace]) -> None:
 
 def down() -> None:
     """Stop what `flink-up` started, or detach from a remote cluster (a no-op when nothing runs)."""
-    from flinklab.environment.lifecycle import bring_down
+    from flinklab.usecases.cluster import bring_down
 
-    result = bring_down(
-        settings_from(), say=lambda message: console.print(f"[yellow]{escape(message)}[/]", soft_wrap=True)
-    )
+    result = bring_down(settings_from(), say=lambda event: console.print(f"[yellow]{escape(str(event))}[/]",
+                                                                         soft_wrap=True))
     render_down(result)
 
 
@@ -189,13 +205,12 @@ def render_down(result: DownResult) -> None:
 def status(as_json: bool = typer.Option(False, "--json", help="Machine-readable output.")) -> None:
     """Backend, Flink version, TaskManagers, slots, jobs, SQL gateway, state dir and problems. Exit 1 when not
     healthy."""
-    from flinklab.environment import gateway
-
-    settings = settings_from()
+    from flinklab.environment.gateway import GatewayProcess
     from flinklab.environment.select import cluster_status
 
+    settings = settings_from()
     st = cluster_status(settings)
-    gw = gateway.gateway_state(settings)
+    gw = GatewayProcess(settings).status()
     if st.running and not gw.healthy and settings.gateway_port:
         st.problems.append(f"the SQL gateway does not answer at {gw.url} (its log: {gw.log})")
     if as_json:
@@ -254,9 +269,9 @@ def logs(
     settings = settings_from()
     try:
         if component == "gateway":
-            from flinklab.environment import gateway
+            from flinklab.environment.gateway import GatewayProcess
 
-            lines = gateway.follow_log(settings, follow)
+            lines = GatewayProcess(settings).follow_logs(None, follow)
         else:
             from flinklab.environment.select import log_backend
 

@@ -18,7 +18,7 @@ def build_offline(force: bool = typer.Option(False, "--force", help="Rebuild eve
 
     settings_from()  # settings errors (a bad FLINKLAB_* value) are reported as for every command
     result = build_offline_image(force=force,
-                                 progress=lambda message: console.print(f"[dim]{escape(message)}[/]"))
+                                 progress=lambda event: console.print(f"[dim]{escape(str(event))}[/]"))
     state = "built" if result.built else "already built"
     console.print(f"{escape(result.tag)} [green]{state}[/] in {result.seconds:.1f}s")
     for step, seconds in result.timings.items():

@@ -62,11 +62,11 @@ def run_sql(
         read_sql(path)
     if file is not None:
         read_script(file)
-    from flinklab.environment.client import SqlClient
+    from flinklab.environment.client import LabSqlClient
     from flinklab.sqlclient.client import run_invocation
 
     settings = Settings.from_env()
-    client = SqlClient(settings, url, embedded=embedded)
+    client = LabSqlClient(settings, url, embedded=embedded)
     try:
         if file is None and stdin.isatty() and out.isatty():
             from flinklab.sqlclient.shell.app import ShellOptions, run_shell

@@ -2,7 +2,7 @@
 
 A backend owns processes/containers (or, for `remote`, only the attachment): start or attach, wait until ready,
 status, stop or detach, logs. It knows no lab: the lab data is provisioned by the use case that calls `up`
-(flinklab.environment.lifecycle). SQL execution is the runner's business (flinklab.sqlclient) and talks to whatever
+(flinklab.usecases.cluster). SQL execution is the runner's business (flinklab.sqlclient) and talks to whatever
 answers at the recorded REST endpoint. Backends are listed in flinklab.settings.BACKENDS.
 """
 
@@ -15,12 +15,13 @@ from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import ClassVar, Protocol, TypeVar, get_origin, get_type_hints
 
+from flinklab.cluster.progress import ProgressFn
 from flinklab.cluster.registry import backend_class, backend_names
-from flinklab.cluster.waits import JOBMANAGER, TASKMANAGER
 from flinklab.errors import ClusterError, UsageError
+from flinklab.flink.readiness import JOBMANAGER, TASKMANAGER
 from flinklab.flink.rest import FlinkRest, RestUnavailable
 from flinklab.flink.tls import cluster_rest
-from flinklab.flink.waits import one_line
+from flinklab.flink.waiting import one_line
 from flinklab.settings import Settings
 
 T = TypeVar("T")
@@ -134,6 +135,15 @@ def remove_record(settings: Settings) -> None:
     record_path(settings).unlink(missing_ok=True)
 
 
+def recorded_image(settings: Settings) -> str:
+    """The running cluster's image when flinklab knows it (it is present: the cluster runs on it), else the
+    settings' image: the one a client JVM in a container (flinklab.gateway.java_shim) runs on."""
+    record = read_record(settings, details=False)
+    if record is not None and record.image:
+        return record.image
+    return settings.image
+
+
 def resolve_rest_url(settings: Settings) -> str:
     """The endpoint clients should use: the running cluster's recorded one, else the settings' one."""
     record = read_record(settings, details=False)
@@ -235,11 +245,24 @@ class UpResult:
     copied: list[str] = field(default_factory=list)  # lab data files provisioned into the data dir by this `up`
 
 
-class ProgressFn(Protocol):
-    def __call__(self, message: str) -> None: ...
+class Lifecycle(Protocol):
+    """The shape of everything flinklab runs as long as the cluster: every backend, and the SQL gateway process
+    (flinklab.environment.gateway.GatewayProcess). `up` returns only when it is ready; `down` stops it."""
+
+    def up(self, progress: ProgressFn | None = None) -> object:
+        """Start (or repair, or attach to) it and return only when it is ready; idempotent."""
+
+    def down(self) -> bool:
+        """Stop exactly what `up` started. Returns False when nothing was there."""
+
+    def status(self) -> object:
+        """Its health."""
+
+    def follow_logs(self, component: str | None, follow: bool) -> Iterator[str]:
+        """Lines of its logs (and, with `follow`, new ones as they come)."""
 
 
-class ClusterBackend(Protocol):
+class ClusterBackend(Lifecycle, Protocol):
     """What every backend in flinklab.cluster.registry implements (all of it; nothing here is optional)."""
 
     name: ClassVar[str]

@@ -28,7 +28,6 @@ from flinklab.cluster.base import (
     BackendDetails,
     ClusterRecord,
     ClusterStatus,
-    ProgressFn,
     UpResult,
     check_rest_port_free,
     finish_status,
@@ -59,7 +58,9 @@ from flinklab.cluster.docker_spec import (
     project_name,
     spec_hash,
 )
-from flinklab.cluster.waits import (
+from flinklab.cluster.progress import ProgressFn, Step, quiet, waits_to
+from flinklab.errors import ClusterError
+from flinklab.flink.readiness import (
     JOBMANAGER,
     TASKMANAGER,
     Diagnostics,
@@ -68,7 +69,6 @@ from flinklab.cluster.waits import (
     TaskManagersRegistered,
     wait_until,
 )
-from flinklab.errors import ClusterError
 from flinklab.flink.rest import FlinkRest, RestUnavailable
 from flinklab.settings import Settings
 from flinklab.version import FLINK_VERSION
@@ -153,7 +153,7 @@ class DockerBackend:
     def up(self, progress: ProgressFn | None = None) -> UpResult:
         """Start (or repair, or reshape) the cluster; return once REST answers and every TM's slots registered."""
         with engine_errors("starting the cluster"):
-            return self._up(progress or (lambda message: None))
+            return self._up(progress or quiet)
 
     def _up(self, say: ProgressFn) -> UpResult:
         start = time.monotonic()
@@ -188,7 +188,7 @@ class DockerBackend:
             # TaskManagers beyond the wanted count (a smaller --taskmanagers): removed.
             for name, container in existing.items():
                 if name not in wanted:
-                    say(f"removing {name}")
+                    say(Step(f"removing {name}"))
                     container.remove(force=True)
                     changed = True
             jm = existing.get(self.jm_name())
@@ -199,13 +199,13 @@ class DockerBackend:
                 container = existing.get(name)
                 config_hash = spec_hash(spec)
                 if container is not None and (container.labels or {}).get(LABEL_CONFIG) != config_hash:
-                    say(f"recreating {name} (its configuration changed)")
+                    say(Step(f"recreating {name} (its configuration changed)"))
                     container.remove(force=True)
                     container = None
                 if container is None:
                     if component == JOBMANAGER:
                         check_rest_port_free(s)
-                    say(f"creating {name} from {s.image}")
+                    say(Step(f"creating {name} from {s.image}"))
                     created.append(create_container(self.client, s, name, component, index, spec,
                                                     container_labels(self.project, component, index, config_hash)))
                     changed = True
@@ -213,7 +213,7 @@ class DockerBackend:
                         restarted_tms += 1
                 elif container.status != "running":
                     code = container.attrs.get("State", {}).get("ExitCode")
-                    say(f"restarting {name} ({container.status}, exit code {code})")
+                    say(Step(f"restarting {name} ({container.status}, exit code {code})"))
                     if component == JOBMANAGER:
                         check_rest_port_free(s)
                     start_container(container, s)
@@ -224,16 +224,16 @@ class DockerBackend:
             self._write_record()
             abort = self._abort_if_exited(list(wanted))
             wait_until(rest, RestAnswers(), timeout=s.startup_timeout, diagnostics=self._diagnostics,
-                       abort=abort, progress=say)
+                       abort=abort, progress=waits_to(say))
             if restarted_tms and not jm_fresh and before_ids:
                 # The JobManager still lists a killed TM until its heartbeat times out: wait for the new ones.
                 wait_until(rest, NewTaskManagers(before_ids, restarted_tms), timeout=s.startup_timeout,
-                           diagnostics=self._diagnostics, abort=abort, progress=say)
+                           diagnostics=self._diagnostics, abort=abort, progress=waits_to(say))
             wait_until(rest, TaskManagersRegistered(s.taskmanagers, s.slots, require_free=not repaired and changed),
-                       timeout=s.startup_timeout, diagnostics=self._diagnostics, abort=abort, progress=say)
+                       timeout=s.startup_timeout, diagnostics=self._diagnostics, abort=abort, progress=waits_to(say))
         except BaseException:
             if created:
-                say("start-up failed: removing the containers this run created")
+                say(Step("start-up failed: removing the containers this run created"))
             for container in created:
                 with contextlib.suppress(Exception):  # best effort: the original error is what matters
                     container.remove(force=True)

@@ -1,5 +1,5 @@
 """Talking to the Docker engine for the docker backend: an engine that answered, its errors as one line, pulling
-an image with progress bars, and the containers' logs (followed on one thread per container)."""
+an image (its layers' progress told as events), and the containers' logs (followed on one thread per container)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ import contextlib
 import queue
 import threading
 from collections.abc import Iterator
-from typing import Any, Callable
+from typing import Any
 
-from flinklab.cluster.waits import JOBMANAGER
+from flinklab.cluster.progress import LayerPulled, ProgressFn, Step
 from flinklab.errors import ClusterError
-from flinklab.flink.waits import one_line
+from flinklab.flink.readiness import JOBMANAGER
+from flinklab.flink.waiting import one_line
 from flinklab.settings import Settings
 
 PULL_HINT = "Use `--backend local`, or build the offline stand-in (`flinklab image build-offline`) and set FLINK_IMAGE."
@@ -49,28 +50,18 @@ def engine_errors(doing: str) -> Iterator[None]:
                            ) from None
 
 
-def pull_with_progress(client, image: str) -> None:
-    """`docker pull` with one rich progress bar per layer (on stderr, so stdout stays clean)."""
-    from rich.console import Console
-    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
-
+def pull(client, image: str, say: ProgressFn) -> None:
+    """`docker pull`, telling `say` of each layer's progress (LayerPulled events: the face draws them)."""
     repository, _, tag = image.rpartition(":") if ":" in image.split("/")[-1] else (image, "", "latest")
-    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
-        tasks: dict[str, Any] = {}
-        for event in client.api.pull(repository, tag=tag, stream=True, decode=True):
-            if "error" in event:
-                from docker.errors import APIError
+    for event in client.api.pull(repository, tag=tag, stream=True, decode=True):
+        if "error" in event:
+            from docker.errors import APIError
 
-                raise APIError(event["error"])
-            layer = event.get("id")
-            detail = event.get("progressDetail") or {}
-            if not layer or ":" in layer:
-                continue
-            if layer not in tasks:
-                tasks[layer] = bar.add_task(f"{layer} {event.get('status', '')}", total=None)
-            bar.update(tasks[layer], description=f"{layer} {event.get('status', '')}",
-                       completed=detail.get("current"), total=detail.get("total"))
+            raise APIError(event["error"])
+        layer = event.get("id")
+        detail = event.get("progressDetail") or {}
+        if layer and ":" not in layer:
+            say(LayerPulled(image, layer, event.get("status", ""), detail.get("current"), detail.get("total")))
 
 
 def container_logs(chosen: list[Any], follow: bool) -> Iterator[str]:
@@ -144,8 +135,8 @@ def engine_usable(image: str) -> tuple[bool, str]:
     return True, f"the Docker engine answers and {image} can be pulled"
 
 
-def ensure_image(client: Any, image: str, say: Callable[[str], None]) -> None:
-    """Pull `image` when absent, with a rich progress bar per layer."""
+def ensure_image(client: Any, image: str, say: ProgressFn) -> None:
+    """Pull `image` when absent, telling `say` how each layer comes along."""
     from docker.errors import APIError, ImageNotFound
 
     try:
@@ -153,9 +144,9 @@ def ensure_image(client: Any, image: str, say: Callable[[str], None]) -> None:
         return
     except ImageNotFound:
         pass
-    say(f"pulling {image} (first start only)")
+    say(Step(f"pulling {image} (first start only)"))
     try:
-        pull_with_progress(client, image)
+        pull(client, image, say)
         client.images.get(image)
     except (APIError, ImageNotFound) as exc:
         raise ClusterError(f"Cannot pull {image}: {one_line(exc, 160)}", PULL_HINT) from None

@@ -10,9 +10,9 @@ import os
 from typing import Any
 
 from flinklab.cluster.base import tm_name
-from flinklab.cluster.waits import JOBMANAGER
 from flinklab.errors import UsageError
 from flinklab.flink.options import cluster_options
+from flinklab.flink.readiness import JOBMANAGER
 from flinklab.settings import Settings
 from flinklab.version import FLINK_VERSION
 

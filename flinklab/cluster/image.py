@@ -27,8 +27,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Callable
 
+from flinklab.cluster.progress import ProgressFn, Step, quiet
 from flinklab.errors import ClusterError, UsageError
 from flinklab.settings import Settings
 from flinklab.version import FLINK_VERSION
@@ -49,9 +49,6 @@ IMPORT_CHANGES = (
     "ENV LANG=C.UTF-8",
     'CMD ["/bin/bash"]',
 )
-
-Progress = Callable[[str], None]
-
 
 @dataclass
 class ImageBuildResult:
@@ -163,7 +160,7 @@ def _image_exists(client, tag: str) -> bool:
         return False
 
 
-def _debootstrap_tarball(target: Path, mirror: str, progress: Progress) -> None:
+def _debootstrap_tarball(target: Path, mirror: str, progress: ProgressFn) -> None:
     """debootstrap a minimal root, drop apt caches, and tar it to `target` (written atomically)."""
     if os.geteuid() != 0:
         raise UsageError("Building the stand-in base needs root (debootstrap).", "Run it with sudo, or as root.")
@@ -180,7 +177,7 @@ def _debootstrap_tarball(target: Path, mirror: str, progress: Progress) -> None:
             str(root),
             mirror,
         ]
-        progress(f"debootstrap {SUITE} from {mirror} (about a minute)")
+        progress(Step(f"debootstrap {SUITE} from {mirror} (about a minute)"))
         proc = subprocess.run(cmd, check=False, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if proc.returncode != 0:
             tail = "\n".join(proc.stdout.splitlines()[-5:])
@@ -190,7 +187,7 @@ def _debootstrap_tarball(target: Path, mirror: str, progress: Progress) -> None:
             for entry in (root / sub).glob("*"):
                 if entry.is_file():
                     entry.unlink()
-        progress("packing the root file system")
+        progress(Step("packing the root file system"))
         partial = target.with_suffix(".partial")
         # GNU tar keeps device nodes, ownership and xattrs as debootstrap made them (tarfile is slower here).
         subprocess.run(["tar", "-C", str(root), "--numeric-owner", "-cf", str(partial), "."], check=True)
@@ -224,11 +221,11 @@ def _skip_pycache(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
 def build_offline_image(
     *,
     env: Mapping[str, str] | None = None,
-    progress: Progress | None = None,
+    progress: ProgressFn | None = None,
     force: bool = False,
 ) -> ImageBuildResult:
     """Build (or find cached) the stand-in image and return its tag; instant when the tag already exists."""
-    say = progress or (lambda _msg: None)
+    say = progress or quiet
     started = time.monotonic()
     dist = flink_dist_dir()
     tag = image_tag(dist)
@@ -245,7 +242,7 @@ def build_offline_image(
             _debootstrap_tarball(tarball, debian_mirror(env), say)
             timings["debootstrap"] = time.monotonic() - t0
         t0 = time.monotonic()
-        say(f"importing {tarball.name} as {base}")
+        say(Step(f"importing {tarball.name} as {base}"))
         repository, version = base.split(":", 1)
         client.api.import_image_from_file(
             str(tarball), repository=repository, tag=version, changes=list(IMPORT_CHANGES)
@@ -255,7 +252,7 @@ def build_offline_image(
         timings["import"] = time.monotonic() - t0
 
     t0 = time.monotonic()
-    say(f"building {tag} (Flink {FLINK_VERSION} from {dist})")
+    say(Step(f"building {tag} (Flink {FLINK_VERSION} from {dist})"))
     from docker.errors import BuildError
 
     context = _build_context(dist)

@@ -29,7 +29,6 @@ from flinklab.cluster.base import (
     BackendDetails,
     ClusterRecord,
     ClusterStatus,
-    ProgressFn,
     UpResult,
     check_rest_port_free,
     finish_status,
@@ -42,7 +41,11 @@ from flinklab.cluster.base import (
 from flinklab.cluster.local_config import flink_home, write_config
 from flinklab.cluster.local_jvms import Jvms, find_ours, is_ours, stop_ours
 from flinklab.cluster.local_logs import follow_log_files, latest_log
-from flinklab.cluster.waits import (
+from flinklab.cluster.progress import ProgressFn, Step, quiet, waits_to
+from flinklab.errors import ClusterError
+from flinklab.flink.java import find_java, java_env
+from flinklab.flink.procs import free_port
+from flinklab.flink.readiness import (
     JOBMANAGER,
     TASKMANAGER,
     Diagnostics,
@@ -51,12 +54,9 @@ from flinklab.cluster.waits import (
     TaskManagersRegistered,
     wait_until,
 )
-from flinklab.errors import ClusterError
-from flinklab.flink.java import find_java, java_env
-from flinklab.flink.procs import free_port
 from flinklab.flink.rest import RestUnavailable
 from flinklab.flink.tls import RestTls, cluster_rest, ensure, keytool_beside
-from flinklab.flink.waits import tail_lines
+from flinklab.flink.waiting import tail_lines
 from flinklab.settings import Settings
 from flinklab.version import FLINK_VERSION
 
@@ -113,7 +113,7 @@ class LocalBackend:
     # ---------------------------------------------------------------- up
     def up(self, progress: ProgressFn | None = None) -> UpResult:
         """Start (or repair) the cluster; return once REST answers and every TaskManager's slots are registered."""
-        say = progress or (lambda message: None)
+        say = progress or quiet
         start = time.monotonic()
         record = read_record(self.settings)
         if record is not None and record.backend != self.name:
@@ -159,7 +159,7 @@ class LocalBackend:
         tms = details.taskmanager_pids
         dead_tms = [name for name, pid in tms.items() if not is_ours(pid, self.conf_dir)]
         if not is_ours(jm_pid, self.conf_dir):
-            say("the JobManager is not running: restarting the whole cluster")
+            say(Step("the JobManager is not running: restarting the whole cluster"))
             self._stop_everything(record)
             return None
         rest = cluster_rest(record.rest_url, self.settings.state_dir)
@@ -167,9 +167,9 @@ class LocalBackend:
             # Alive; wait in case it is still starting (a second `up` right after the first).
             wait_until(rest, RestAnswers(), timeout=self.settings.startup_timeout,
                        diagnostics=self._diagnostics, abort=self._abort_if_dead(record))
-            say(f"already running at {record.rest_url}")
+            say(Step(f"already running at {record.rest_url}"))
             return UpResult(status=self.status(), already_running=True)
-        say(f"restarting {', '.join(dead_tms)}")
+        say(Step(f"restarting {', '.join(dead_tms)}"))
         try:
             before = {tm.get("id", "") for tm in rest.taskmanagers()}
         except RestUnavailable:
@@ -180,13 +180,13 @@ class LocalBackend:
             write_record(self.settings, record)
             wait_until(rest, RestAnswers() & NewTaskManagers(before, len(dead_tms)),
                        timeout=self.settings.startup_timeout, diagnostics=self._diagnostics,
-                       abort=self._abort_if_dead(record), progress=say)
+                       abort=self._abort_if_dead(record), progress=waits_to(say))
             self.jvms.remember_launches(started=True)
         except BaseException:
             self.jvms.remember_launches(started=False)
             # Only what this repair spawned; the JobManager and the healthy TaskManagers keep running, and the
             # record still names the new pids, so `up` tries again and `flink-down` finds whatever is left.
-            say("repair failed: stopping the TaskManager(s) it started")
+            say(Step("repair failed: stopping the TaskManager(s) it started"))
             self.jvms.kill_spawned()
             raise
         return UpResult(status=self.status(), repaired=dead_tms)
@@ -215,14 +215,14 @@ class LocalBackend:
 
     def _start_all(self, say: ProgressFn) -> None:
         s = self.settings
-        say("checking Java, the state dir and the REST port")
+        say(Step("checking Java, the state dir and the REST port"))
         self.jvms.env = self._preflight()
         tls = None
         if s.shared:
-            say("the REST API's TLS key and certificate (--shared)")
+            say(Step("the REST API's TLS key and certificate (--shared)"))
             tls = ensure(s.state_dir, keytool_beside(self.jvms.java[0]))
         self._write_config(tls)
-        say(f"starting the JobManager and {s.taskmanagers} TaskManager(s) ({s.slots} slots each)")
+        say(Step(f"starting the JobManager and {s.taskmanagers} TaskManager(s) ({s.slots} slots each)"))
         record = ClusterRecord(
             backend=self.name, rest_host=s.rest_host, rest_port=s.rest_port, taskmanagers=s.taskmanagers,
             slots=s.slots, flink_version=FLINK_VERSION, data_dir=str(s.data_dir),
@@ -242,14 +242,14 @@ class LocalBackend:
             write_record(s, record)
             rest = cluster_rest(record.rest_url, s.state_dir)
             wait_until(rest, RestAnswers(), timeout=s.startup_timeout, diagnostics=self._diagnostics,
-                       abort=self._abort_if_dead(record), progress=say)
+                       abort=self._abort_if_dead(record), progress=waits_to(say))
             wait_until(rest, TaskManagersRegistered(s.taskmanagers, s.slots), timeout=s.startup_timeout,
-                       diagnostics=self._diagnostics, abort=self._abort_if_dead(record), progress=say)
+                       diagnostics=self._diagnostics, abort=self._abort_if_dead(record), progress=waits_to(say))
             self.jvms.remember_launches(started=True)
             self.jvms.start_cds_dumps()
         except BaseException:
             self.jvms.remember_launches(started=False)
-            say("start-up failed: stopping what was started")
+            say(Step("start-up failed: stopping what was started"))
             self.jvms.kill_spawned()
             stop_ours(find_ours(self.conf_dir), self.conf_dir, timeout=5)  # strays of this config, too
             remove_record(s)
@@ -314,9 +314,9 @@ class LocalBackend:
         if record is not None and record.backend == self.name:
             details = _details(record)
             pids = details.pids()
-            self.jvms.start_final_cds_dumps({JOBMANAGER: details.jobmanager_pid, **details.taskmanager_pids})
         pids += [p for p in find_ours(self.conf_dir) if p not in pids]
         stopped = stop_ours(pids, self.conf_dir)
+        self.jvms.stop_cds_dumps()  # no process of ours stays: an archive not made yet is made by the next start
         if record is not None and record.backend == self.name:
             remove_record(self.settings)
         return bool(stopped)

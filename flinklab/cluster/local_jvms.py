@@ -1,5 +1,5 @@
 """The local cluster's JVMs: which processes are ours, launching one through Flink's scripts (or the command they
-computed before, flinklab.cluster.launch) with its class-data-sharing options (flinklab.cluster.cds), and killing
+computed before, flinklab.cluster.launch) with its class-data-sharing options (flinklab.cluster.local_cds), and killing
 what a failed start spawned. See flinklab/cluster/local.py for why the scripts run in the foreground."""
 
 from __future__ import annotations
@@ -10,13 +10,12 @@ import subprocess
 from pathlib import Path
 
 from flinklab.cluster.base import tm_name
-from flinklab.cluster.cds import archive_path, cds_options, start_dump
 from flinklab.cluster.launch import Composer, Launch, LaunchCache, launch_key
+from flinklab.cluster.local_cds import archive_path, cds_options, start_dump, stop_dumps
 from flinklab.cluster.local_config import flink_home
-from flinklab.cluster.waits import JOBMANAGER, TASKMANAGER
-from flinklab.errors import ClusterError
 from flinklab.flink.java import find_java, java_env
 from flinklab.flink.procs import find_processes, process_args, stop_processes
+from flinklab.flink.readiness import JOBMANAGER, TASKMANAGER
 
 STOP_TIMEOUT = 30.0  # seconds a JVM gets to exit on SIGTERM before SIGKILL
 IDENT = "flinklab"  # FLINK_IDENT_STRING: names the scripts' pid and log files
@@ -170,7 +169,7 @@ class Jvms:
             self._composer.close()
 
     def archive(self, component: str) -> Path:
-        """The class-data-sharing archive of `component`'s kind (flinklab.cluster.cds)."""
+        """The class-data-sharing archive of `component`'s kind (flinklab.cluster.local_cds)."""
         assert self.java is not None
         kind = JOBMANAGER if component == JOBMANAGER else TASKMANAGER
         return archive_path(self.local_dir / "cds", kind, self.java[0], self.home)
@@ -184,26 +183,12 @@ class Jvms:
             if argv:
                 start_dump(self.archive(component), argv[0], argv)
 
-    def start_final_cds_dumps(self, pids: dict[str, int]) -> None:
-        """As the cluster stops: dump its archives again, in the background, from the whole lists the recording
-        JVMs (`pids`: component -> pid, each checked to be ours) wrote while its jobs ran (flinklab.cluster.cds,
-        step 3). Nothing when this cluster recorded nothing (it mapped archives)."""
-        recording = {component: pid for component, pid in pids.items()
-                     if component in (JOBMANAGER, tm_name(1)) and is_ours(pid, self.conf_dir)}
-        if not recording:
-            return
-        try:
-            if self.java is None:
-                self.java = find_java()
-        except ClusterError:
-            return  # no java now: the next start dumps the list it finds
-        for component, pid in recording.items():
-            argv = process_args(pid)
-            if argv:
-                start_dump(self.archive(component), argv[0], argv, again=True)
+    def stop_cds_dumps(self) -> None:
+        """End the archive dumpers this cluster started that are still at work (flinklab.cluster.local_cds)."""
+        stop_dumps(self.local_dir / "cds")
 
     def cds_env(self, component: str) -> dict[str, str]:
-        """The class-data-sharing options of `component` (flinklab.cluster.cds) in the scripts' per-component
+        """The class-data-sharing options of `component` (flinklab.cluster.local_cds) in the scripts' per-component
         variable; the first TaskManager alone lists the TaskManagers' classes (one writer per file)."""
         kind = JOBMANAGER if component == JOBMANAGER else TASKMANAGER
         archive = self.archive(component)

@@ -6,7 +6,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from flinklab.flink.waits import tail_lines
+from flinklab.flink.waiting import tail_lines
 
 
 def latest_log(log_dir: Path, component: str) -> Path | None:

@@ -26,16 +26,16 @@ from flinklab.cluster.base import (
     BackendDetails,
     ClusterRecord,
     ClusterStatus,
-    ProgressFn,
     UpResult,
     fill_from_overview,
     read_record,
     remove_record,
     write_record,
 )
+from flinklab.cluster.progress import ProgressFn, Step, quiet
 from flinklab.errors import ClusterError, UsageError
 from flinklab.flink.rest import FlinkRest, RestUnavailable
-from flinklab.flink.waits import one_line
+from flinklab.flink.waiting import one_line
 from flinklab.settings import DEFAULT_REST_PORT, Settings
 from flinklab.version import DEFAULT_FLINK_IMAGE, FLINK_VERSION
 
@@ -145,7 +145,7 @@ class RemoteBackend:
     # ---------------------------------------------------------------- up
     def up(self, progress: ProgressFn | None = None) -> UpResult:
         """Check the cluster (see the module docstring), then record it; a second `up` re-checks and says so."""
-        say = progress or (lambda message: None)
+        say = progress or quiet
         start = time.monotonic()
         s = self.settings
         record = read_record(s)
@@ -156,18 +156,18 @@ class RemoteBackend:
         if record is not None and record.rest_url != url:
             raise ClusterError(f"Already attached to the cluster at {record.rest_url}, not {url}.",
                                "Detach with `flink-down` first (it leaves that cluster running).")
-        say(f"asking {url} what it is")
+        say(Step(f"asking {url} what it is"))
         config = flink_config(url)
         check_version(url, config)
         overview = FlinkRest(url).overview()
         check_slots(url, overview)
         if record is not None:
-            say(f"already attached to {url}")
+            say(Step(f"already attached to {url}"))
             return UpResult(status=self.status(), already_running=True, seconds=time.monotonic() - start)
         if self.data_probe is not None:
-            say(f"checking that the cluster reads the lab data in {s.data_dir} (a small batch job)")
+            say(Step(f"checking that the cluster reads the lab data in {s.data_dir} (a small batch job)"))
             checked = self.data_probe(url)
-            say(f"the cluster reads all {len(checked)} lab data file(s) with the expected row counts")
+            say(Step(f"the cluster reads all {len(checked)} lab data file(s) with the expected row counts"))
         host, port = parse_rest_url(url)
         tms = int(overview.get("taskmanagers", 0))
         write_record(s, ClusterRecord(

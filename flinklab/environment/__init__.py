@@ -1,3 +1,3 @@
-"""The up/down use cases on top of the backends, the gateway and the client: bring_up/bring_down (lifecycle.py),
-backend selection and status (select.py), the lab data (provision.py, dataprobe.py), the gateway process
-(gateway.py, serve_gateway.py) and the client as this machine's environment connects it (client.py)."""
+"""What the up/down use cases (flinklab/usecases/cluster.py) stand on: backend selection and status (select.py), the
+lab data (provision.py, dataprobe.py), the gateway process (gateway.py: GatewayProcess, a backend's lifecycle shape;
+serve_gateway.py) and the client as this machine's environment connects it (client.py: LabSqlClient)."""

@@ -5,18 +5,20 @@ process for this one client.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from flinklab.settings import Settings
-from flinklab.sqlclient.client import SqlClient as _GatewayClient
+from flinklab.sqlclient.client import SqlClient
 
 if TYPE_CHECKING:
     from flinklab.gateway.server import EmbeddedGateway
 
 
-class SqlClient(_GatewayClient):
-    """flinklab.sqlclient's SqlClient, told which cluster is the recorded one; `embedded` starts a gateway in
-    this process on it (stopped, with its JVM, when the client closes)."""
+class LabSqlClient(SqlClient):
+    """flinklab.sqlclient's SqlClient as this machine's lab environment connects it: told which cluster is the
+    recorded one; `embedded` starts a gateway in this process on it (stopped, with its JVM, when the client
+    closes)."""
 
     def __init__(self, settings: Settings, url: str | None = None, *, embedded: bool = False,
                  cluster_url: str | None = None):
@@ -46,13 +48,13 @@ class SqlClient(_GatewayClient):
 
 def start_embedded(settings: Settings, cluster_url: str) -> EmbeddedGateway:
     """A gateway served from a thread of this process for the cluster at `cluster_url`, started."""
-    from flinklab.environment.serve_gateway import client_image
-    from flinklab.gateway import cds
+    from flinklab.cluster.base import recorded_image
+    from flinklab.gateway import jvm_archive
     from flinklab.gateway.server import EmbeddedGateway, build_service
 
     # the backend is not the gateway's business, as in the gateway process
-    gateway_settings = Settings.from_env(state_dir=settings.state_dir, cache_dir=settings.cache_dir, backend="auto")
-    # its JVM maps the class-data archive a gateway process dumped (flinklab/gateway/cds.py), if there is one
-    service, _ = cds.launched(gateway_settings, lambda each: build_service(
-        cluster_url, each, image=lambda: client_image(settings)), record=False)
+    gateway_settings = replace(settings, backend="auto")
+    # its JVM maps the class-data archive a gateway process dumped (flinklab/gateway/jvm_archive.py), if there is one
+    service, _ = jvm_archive.launched(gateway_settings, lambda each: build_service(
+        cluster_url, each, image=lambda: recorded_image(settings)), record=False)
     return EmbeddedGateway(service).start()

@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from flinklab.errors import ClusterError
-from flinklab.flink.waits import one_line
+from flinklab.flink.waiting import one_line
 from flinklab.settings import Settings
 from flinklab.sqlclient.printer import reason_from_server
 from flinklab.sqlclient.protocol import GatewayClient, GatewayError
 
 if TYPE_CHECKING:
-    from flinklab.environment.client import SqlClient
+    from flinklab.environment.client import LabSqlClient
 
 
 def line_count(path: Path) -> int:
@@ -114,13 +114,13 @@ def _counts_file_by_file(settings: Settings, api: GatewayClient, session: str, r
     return counts
 
 
-def _probe_client(settings: Settings, rest_url: str, gateway_url: Callable[[], str] | None) -> SqlClient:
+def _probe_client(settings: Settings, rest_url: str, gateway_url: Callable[[], str] | None) -> LabSqlClient:
     """A client of the running gateway (its session is pointed at `rest_url`), else of one in this process."""
-    from flinklab.environment.client import SqlClient
+    from flinklab.environment.client import LabSqlClient
 
     if gateway_url is not None:
-        return SqlClient(settings, gateway_url(), cluster_url=rest_url)
-    return SqlClient(settings, embedded=True, cluster_url=rest_url)
+        return LabSqlClient(settings, gateway_url(), cluster_url=rest_url)
+    return LabSqlClient(settings, embedded=True, cluster_url=rest_url)
 
 
 def _rows(api: GatewayClient, session: str, statement: str) -> list[list]:

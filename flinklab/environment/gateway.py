@@ -1,4 +1,5 @@
-"""The gateway as a background process of `flink-up`: start, wait until warm, find, stop, log.
+"""The gateway as a background process of `flink-up` (:class:`GatewayProcess`): start, wait until warm, status,
+stop, logs, the shape of a cluster backend.
 
 It runs on this machine whatever the backend (its JVM in a container when the host has no Java, see
 flinklab/gateway/java_shim.py), binds `settings.bind_host` (127.0.0.1 unless asked) on `settings.gateway_port`,
@@ -20,12 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flinklab.access import read_token, token_path, write_token
+from flinklab.cluster.progress import ProgressFn
 from flinklab.errors import ClusterError, FlinklabError, UsageError
 from flinklab.flink.java import host_java
 from flinklab.flink.procs import find_processes, port_is_free, process_args, stop_processes
 from flinklab.flink.rest import RestUnavailable
 from flinklab.flink.tls import cluster_rest
-from flinklab.flink.waits import ClusterStartError, tail_lines
+from flinklab.flink.waiting import ClusterStartError, Wait, tail_lines
 from flinklab.settings import Settings
 
 _MODULE = "flinklab.environment.serve_gateway"
@@ -51,9 +53,25 @@ def _ours(pid: int, settings: Settings) -> bool:
     )
 
 
-def _strays(settings: Settings) -> list[int]:
+def strays(settings: Settings) -> list[int]:
     """Every live gateway process of this state dir (one interrupted before its pid file was written, too)."""
     return find_processes(lambda pid: _ours(pid, settings))
+
+
+def _alive(pid: int) -> bool:
+    """Does `pid` run (a zombie does not)?"""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def _pgid(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return None
 
 
 def running_pid(settings: Settings) -> int | None:
@@ -89,15 +107,181 @@ def answers(url: str, timeout: float = 2.0) -> bool:
         return False
 
 
-def gateway_state(settings: Settings) -> GatewayState:
-    pid = running_pid(settings)
-    return GatewayState(url=settings.gateway_url, pid=pid, answering=pid is not None and answers(settings.gateway_url),
-                        log=str(log_file(settings)), token=str(token_path(settings.state_dir)))
+class GatewayProcess:
+    """This state dir's SQL gateway process, managed through the same shape as a cluster backend
+    (flinklab.cluster.base.Lifecycle): `up` (start unless a healthy one runs, then wait until it answers), `down`,
+    `status`, `follow_logs`. `up` is `start` (returns at once) then `ready` (waits): flink-up calls them apart, so the
+    gateway's JVM warms up while the cluster starts."""
+
+    name = "gateway"
+
+    def __init__(self, settings: Settings, rest_url: str | None = None):
+        """The gateway of `settings`' state dir, for the cluster at `rest_url`, or, by default, for the cluster
+        recorded in the state dir, whichever it is when a session opens."""
+        self.settings, self.rest_url = settings, rest_url
+        self._proc: subprocess.Popen | None = None  # the process this object started, until it answered
+
+    # ---- the lifecycle ----------------------------------------------------------------------------------------
+
+    @property
+    def starting(self) -> bool:
+        """This object started a gateway that has not answered yet (:meth:`ready` waits for it)."""
+        return self._proc is not None
+
+    def up(self, progress: ProgressFn | None = None) -> bool:
+        """Start the gateway unless a healthy one runs (a running one that does not answer is restarted), and wait
+        until it answers; True when one was started."""
+        started = self.start()
+        if started:
+            self.ready()
+        return started
+
+    def start(self) -> bool:
+        """Start the gateway process unless a healthy one runs (returns at once; :meth:`ready` waits); True when
+        one was started."""
+        state = self.status()
+        if state.healthy:
+            return False
+        if state.pid is not None:
+            self.down()
+        self._proc = _spawn(self.settings, self.rest_url)
+        return True
+
+    def ready(self, timeout: float | None = None) -> None:
+        """Until the gateway this object started answers (it answers once its JVM is warm); a dead or silent one
+        is a ClusterError naming its log, and is stopped. Nothing to wait for when it started none."""
+        proc, settings = self._proc, self.settings
+        if proc is None:
+            return
+        timeout = settings.startup_timeout if timeout is None else timeout
+
+        def answering() -> bool:
+            if proc.poll() is not None:
+                pid_file(settings).unlink(missing_ok=True)
+                raise ClusterStartError(f"The SQL gateway exited during start-up (status {proc.returncode}).",
+                                        f"Its log: {log_file(settings)}", log_tail=tail_lines(log_file(settings), 15))
+            return answers(settings.gateway_url, timeout=1.0)
+
+        if not Wait("the SQL gateway to answer", timeout).poll(answering):
+            self.down()
+            raise ClusterStartError(f"The SQL gateway did not answer within {timeout:.0f}s.",
+                                    f"Its log: {log_file(settings)}", log_tail=tail_lines(log_file(settings), 15))
+        self._proc = None
+
+    def down(self) -> bool:
+        """Stop this state dir's gateway (SIGTERM, then SIGKILL to its session, whose JVM goes with it), and any
+        stray of it without a pid file; True when one was running. Only processes whose command line is this state
+        dir's gateway are ever signalled."""
+        settings = self.settings
+        pid = running_pid(settings)
+        pid_file(settings).unlink(missing_ok=True)
+        token_path(settings.state_dir).unlink(missing_ok=True)  # a stopped gateway's token opens nothing
+        pids = sorted({*([pid] if pid is not None else []), *strays(settings)})
+        # its JVM, in its session (the process group of the pid), would exit on its own once it sees its Python
+        # gone; flink-down leaves nothing of ours behind, so it goes at once (only what was in the group before)
+        jvms = [each for each in find_processes(lambda each: _pgid(each) in pids) if each not in pids]
+        stop_processes(pids, lambda each: _ours(each, settings), STOP_SECONDS, kill_group=True, poll=0.05)
+        for each in jvms:
+            if _pgid(each) in pids:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(each, signal.SIGKILL)
+        Wait("the SQL gateway's JVM to exit", 10).poll(lambda: not any(_alive(each) for each in jvms))
+        self._proc = None
+        return bool(pids)
+
+    def status(self) -> GatewayState:
+        """Its pid (when it runs) and whether it answers."""
+        settings = self.settings
+        pid = running_pid(settings)
+        return GatewayState(url=settings.gateway_url, pid=pid,
+                            answering=pid is not None and answers(settings.gateway_url),
+                            log=str(log_file(settings)), token=str(token_path(settings.state_dir)))
+
+    def follow_logs(self, component: str | None = None, follow: bool = False) -> Iterator[str]:
+        """The gateway log's lines (and, with `follow`, new ones as they come; Ctrl-C ends it); it has one
+        component."""
+        path = log_file(self.settings)
+        try:
+            handle = open(path, encoding="utf-8", errors="replace")  # noqa: SIM115 - read while following
+        except FileNotFoundError:
+            raise UsageError(f"No SQL gateway log at {path}.", "Start the cluster and its gateway with `flink-up`.") \
+                from None
+        except OSError as exc:
+            raise UsageError(f"Cannot read the SQL gateway log {path}: {exc.strerror}.") from None
+        with handle:  # a follow is a stream until Ctrl-C (as `tail -f`), not a wait: it has no timeout
+            while True:
+                line = handle.readline()
+                if line:
+                    yield line.rstrip("\n")
+                elif not follow:
+                    return
+                else:
+                    time.sleep(0.3)
+
+    # ---- what flink-up asks the running gateway ---------------------------------------------------------------
+
+    def warm_cluster(self, rest_url: str, data_dir: Path | None = None) -> str:
+        """Ask the gateway to warm the cluster at `rest_url` up (gateway/warmup.py: tiny jobs, in the gateway's
+        background), unless a job has run there already (its TaskManagers are warm: "warm"); returns the
+        warm-up's state, or "unavailable" when the gateway cannot be asked (a warm-up is a nicety: nothing fails
+        for want of it). `data_dir` (one the TaskManagers read at the same path) gets the warm-up's CSV file,
+        which its jobs read as a lab's do; without it they read datagen rows."""
+        from flinklab.gateway.warmup import WARM_UP_FILE, warm_up_rows
+        from flinklab.sqlclient.protocol import GatewayError
+
+        try:
+            if cluster_rest(rest_url, self.settings.state_dir).jobs():
+                return "warm"
+        except RestUnavailable:
+            return "unavailable"
+        csv_path = None
+        if data_dir is not None:
+            path = data_dir / WARM_UP_FILE
+            with contextlib.suppress(OSError):  # an unwritable data dir warms up on datagen rows
+                if not path.is_file() or path.read_text() != warm_up_rows():
+                    path.write_text(warm_up_rows())
+                csv_path = str(path)
+        client = self._client()
+        try:
+            return str(client.warm_up(csv_path=csv_path).get("state", "unavailable"))
+        except (FlinklabError, GatewayError, OSError, ValueError, AttributeError):
+            return "unavailable"
+        finally:
+            client.close()
+
+    def wait_warm(self, timeout: float) -> str:
+        """Until the gateway has ended its warm-ups (the cluster's tiny jobs, then the planner's plans), at most
+        `timeout` seconds: the first statement after flink-up then meets a warm TaskManager and planner, and
+        competes with no warm-up. Returns the cluster warm-up's last state ("done", "failed", "running" when the
+        timeout came first, "unavailable" when the gateway cannot be asked); never raises for a warm-up (a nicety:
+        a cold cluster is slower, not broken)."""
+        from flinklab.sqlclient.protocol import GatewayError
+
+        client = self._client()
+        state = "unavailable"
+
+        def ended() -> str | None:
+            nonlocal state
+            answer = client.warm_up(start=False)
+            state = str(answer.get("state", "unavailable"))
+            planner = str((answer.get("planner") or {}).get("state", ""))
+            return None if "running" in (state, planner) else state
+
+        try:
+            return Wait("the warm-ups to end", timeout).poll(ended) or state
+        except (FlinklabError, GatewayError, OSError, ValueError, AttributeError):
+            return state if state != "running" else "unavailable"
+        finally:
+            client.close()
+
+    def _client(self):  # noqa: ANN202 - a flinklab.sqlclient.protocol.GatewayClient (imported when asked)
+        from flinklab.sqlclient.protocol import GatewayClient
+
+        return GatewayClient(self.settings.gateway_url, timeout=5.0, token=lambda: read_token(self.settings.state_dir))
 
 
-def start(settings: Settings, rest_url: str | None = None) -> subprocess.Popen:
-    """Start the gateway process (returns at once; see :func:`wait_ready`) for the cluster at `rest_url`, or, by
-    default, for the cluster recorded in the state dir, whichever it is when a session opens."""
+def _spawn(settings: Settings, rest_url: str | None) -> subprocess.Popen:
+    """The gateway process, started (its port checked free first)."""
     from flinklab.gateway.java_shim import NO_JAVA_HINT, docker_cli
 
     if host_java() is None and docker_cli() is None:  # the rest (engine, image) is checked where the JVM starts
@@ -112,7 +296,8 @@ def start(settings: Settings, rest_url: str | None = None) -> subprocess.Popen:
     write_token(settings.state_dir)  # a new one each start: the process reads it from the state dir, never argv
     args = [sys.executable, "-m", _MODULE, "--host", settings.bind_host, "--port", str(settings.gateway_port),
             "--state-dir", str(settings.state_dir), *(["--rest-url", rest_url] if rest_url else [])]
-    # the cache dir holds its JVM's class-data archive (flinklab/gateway/cds.py): these settings', not the env's
+    # the cache dir holds its JVM's class-data archive (flinklab/gateway/jvm_archive.py): these settings', not the
+    # env's
     env = {**os.environ, "FLINKLAB_CACHE_DIR": str(settings.cache_dir)}
     with open(log, "ab") as out:
         proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
@@ -125,90 +310,6 @@ def start(settings: Settings, rest_url: str | None = None) -> subprocess.Popen:
         proc.wait()
         raise
     return proc
-
-
-def wait_ready(settings: Settings, proc: subprocess.Popen, timeout: float) -> None:
-    """Until the gateway answers (it answers once its JVM is warm); a dead or silent gateway is a ClusterError
-    naming its log, and is stopped."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pid_file(settings).unlink(missing_ok=True)
-            raise ClusterStartError(f"The SQL gateway exited during start-up (status {proc.returncode}).",
-                                    f"Its log: {log_file(settings)}", log_tail=tail_lines(log_file(settings), 15))
-        if answers(settings.gateway_url, timeout=1.0):
-            return
-        time.sleep(0.05)  # a refused connection costs nothing; each 0.2 s was 0.1 s of every start on average
-    stop(settings)
-    raise ClusterStartError(f"The SQL gateway did not answer within {timeout:.0f}s.",
-                            f"Its log: {log_file(settings)}", log_tail=tail_lines(log_file(settings), 15))
-
-
-def stop(settings: Settings) -> bool:
-    """Stop this state dir's gateway (SIGTERM, then SIGKILL to its session, whose JVM goes with it), and any stray
-    of it without a pid file; True when one was running. Only processes whose command line is this state dir's
-    gateway are ever signalled."""
-    pid = running_pid(settings)
-    pid_file(settings).unlink(missing_ok=True)
-    token_path(settings.state_dir).unlink(missing_ok=True)  # a stopped gateway's token opens nothing
-    pids = sorted({*([pid] if pid is not None else []), *_strays(settings)})
-    stop_processes(pids, lambda each: _ours(each, settings), STOP_SECONDS, kill_group=True, poll=0.1)
-    return bool(pids)
-
-
-def warm_cluster(settings: Settings, rest_url: str, data_dir: Path | None = None) -> str:
-    """Ask this state dir's gateway to warm the cluster at `rest_url` up (gateway/warmup.py: tiny jobs, in the
-    gateway's background), unless a job has run there already (its TaskManagers are warm: "warm"); returns the
-    warm-up's state, or "unavailable" when the gateway cannot be asked (a warm-up is a nicety: nothing fails for
-    want of it). `data_dir` (one the TaskManagers read at the same path) gets the warm-up's CSV file, which its
-    jobs read as a lab's do; without it they read datagen rows."""
-    from flinklab.gateway.warmup import WARM_UP_FILE, warm_up_rows
-    from flinklab.sqlclient.protocol import GatewayClient, GatewayError
-
-    try:
-        if cluster_rest(rest_url, settings.state_dir).jobs():
-            return "warm"
-    except RestUnavailable:
-        return "unavailable"
-    csv_path = None
-    if data_dir is not None:
-        path = data_dir / WARM_UP_FILE
-        with contextlib.suppress(OSError):  # an unwritable data dir warms up on datagen rows
-            if not path.is_file() or path.read_text() != warm_up_rows():
-                path.write_text(warm_up_rows())
-            csv_path = str(path)
-    client = GatewayClient(settings.gateway_url, timeout=5.0, token=lambda: read_token(settings.state_dir))
-    try:
-        return str(client.warm_up(csv_path=csv_path).get("state", "unavailable"))
-    except (FlinklabError, GatewayError, OSError, ValueError, AttributeError):
-        return "unavailable"
-    finally:
-        client.close()
-
-
-def wait_warm(settings: Settings, timeout: float, poll: float = 0.05) -> str:
-    """Until this state dir's gateway has ended its warm-ups (the cluster's tiny jobs, then the planner's plans),
-    at most `timeout` seconds: the first statement after flink-up then meets a warm TaskManager and planner, and
-    competes with no warm-up. Returns the
-    cluster warm-up's last state ("done", "failed", "running" when the timeout came first, "unavailable" when the
-    gateway cannot be asked); never raises for a warm-up (a nicety: a cold cluster is slower, not broken)."""
-    from flinklab.sqlclient.protocol import GatewayClient, GatewayError
-
-    client = GatewayClient(settings.gateway_url, timeout=5.0, token=lambda: read_token(settings.state_dir))
-    deadline = time.monotonic() + timeout
-    state = "unavailable"
-    try:
-        while True:
-            answer = client.warm_up(start=False)
-            state = str(answer.get("state", "unavailable"))
-            planner = str((answer.get("planner") or {}).get("state", ""))
-            if "running" not in (state, planner) or time.monotonic() >= deadline:
-                return state
-            time.sleep(poll)
-    except (FlinklabError, GatewayError, OSError, ValueError, AttributeError):
-        return state if state != "running" else "unavailable"
-    finally:
-        client.close()
 
 
 #: The sink of a query's job: only the gateway that submitted it can fetch its rows.
@@ -237,34 +338,3 @@ def cancel_orphaned_queries(rest_url: str, state_dir: Path) -> list[str]:
     except RestUnavailable:
         pass
     return cancelled
-
-
-def ensure_started(settings: Settings) -> subprocess.Popen | None:
-    """Start the gateway unless a healthy one runs (a running one that does not answer is restarted)."""
-    state = gateway_state(settings)
-    if state.healthy:
-        return None
-    if state.pid is not None:
-        stop(settings)
-    return start(settings)
-
-
-def follow_log(settings: Settings, follow: bool) -> Iterator[str]:
-    """The gateway log's lines (and, with `follow`, new ones as they come; Ctrl-C ends it)."""
-    path = log_file(settings)
-    try:
-        handle = open(path, encoding="utf-8", errors="replace")  # noqa: SIM115 - read while following
-    except FileNotFoundError:
-        raise UsageError(f"No SQL gateway log at {path}.", "Start the cluster and its gateway with `flink-up`.") \
-            from None
-    except OSError as exc:
-        raise UsageError(f"Cannot read the SQL gateway log {path}: {exc.strerror}.") from None
-    with handle:
-        while True:
-            line = handle.readline()
-            if line:
-                yield line.rstrip("\n")
-            elif not follow:
-                return
-            else:
-                time.sleep(0.3)

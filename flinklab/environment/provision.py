@@ -1,4 +1,5 @@
-"""Provision the lab data: copy the labs' CSV files into the data dir the TaskManagers read.
+"""Provision the lab data: copy the labs' CSV files into the data dir the TaskManagers read (`provision`), or give
+a backend whose cluster reads elsewhere (remote) the probe that checks it has them.
 
 Which files are the lab data is the caller's knowledge (the labs': flinklab.course.data.lab_data_files); this
 layer knows no lab."""
@@ -8,9 +9,10 @@ from __future__ import annotations
 import filecmp
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from flinklab.cluster.base import ClusterBackend
 from flinklab.errors import UsageError
 from flinklab.settings import Settings
 
@@ -48,3 +50,24 @@ def provision_data(settings: Settings, data_files: Sequence[Path]) -> list[Path]
             raise _not_writable(settings, exc.strerror or str(exc)) from None
         copied.append(dest)
     return copied
+
+
+def provision(settings: Settings, backend: ClusterBackend, data_files: Sequence[Path]) -> list[Path]:
+    """Copy the lab data into the data dir when `backend`'s cluster reads it from this host; return what was
+    copied. A cluster elsewhere (remote) must already have it: its `up` checks that instead, with the data probe
+    given here (through a gateway of this process; the up use case replaces it with one through the SQL
+    gateway it starts)."""
+    if not backend.reads_local_data:
+        set_data_probe(settings, backend, data_files, None)
+        return []
+    return provision_data(settings, data_files)
+
+
+def set_data_probe(settings: Settings, backend: ClusterBackend, data_files: Sequence[Path],
+                   gateway_url: Callable[[], str] | None) -> None:
+    """Give an attaching backend its data probe: through the gateway `gateway_url()` names (None: one started in
+    this process for the probe)."""
+    if not backend.reads_local_data and hasattr(backend, "data_probe"):
+        from flinklab.environment.dataprobe import probe_lab_data
+
+        backend.data_probe = lambda url: probe_lab_data(settings, url, data_files, gateway_url)

@@ -6,7 +6,6 @@ Every choice is a lookup in flinklab.cluster.registry; no backend is named here.
 from __future__ import annotations
 
 import contextlib
-from typing import Callable
 
 from flinklab.cluster.base import (
     ClusterBackend,
@@ -16,6 +15,7 @@ from flinklab.cluster.base import (
     read_record,
     remove_record,
 )
+from flinklab.cluster.progress import ProgressFn, Step, quiet
 from flinklab.cluster.registry import backend_class, backend_names
 from flinklab.errors import ClusterError
 from flinklab.flink.rest import FlinkRest, RestUnavailable
@@ -85,7 +85,7 @@ def cluster_status(settings: Settings) -> ClusterStatus:
     return st
 
 
-def stop_cluster(settings: Settings, say: Callable[[str], None] | None = None) -> tuple[ClusterBackend, bool]:
+def stop_cluster(settings: Settings, say: ProgressFn | None = None) -> tuple[ClusterBackend, bool]:
     """Stop (or detach from) the recorded cluster, or the fallback's strays; returns (backend, anything done).
 
     An unreadable record cannot say which backend ran, so every backend cleans up what it can find without it
@@ -94,14 +94,14 @@ def stop_cluster(settings: Settings, say: Callable[[str], None] | None = None) -
     try:
         backend = recorded_backend(settings) or make_backend(fallback(), settings)
     except RecordUnreadable as exc:
-        return _stop_without_record(settings, exc, say or (lambda message: None))
+        return _stop_without_record(settings, exc, say or quiet)
     return backend, backend.down()
 
 
 def _stop_without_record(settings: Settings, exc: RecordUnreadable,
-                         say: Callable[[str], None]) -> tuple[ClusterBackend, bool]:
+                         say: ProgressFn) -> tuple[ClusterBackend, bool]:
     remove_record(settings)
-    say(f"removed the unreadable cluster record {exc.path} ({exc.why})")
+    say(Step(f"removed the unreadable cluster record {exc.path} ({exc.why})"))
     stopped: list[ClusterBackend] = []
     for name in backend_names():
         # Best effort: a backend that cannot run here (no engine, not installed) has nothing to stop.

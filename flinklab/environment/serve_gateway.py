@@ -3,8 +3,9 @@
 Starts PyFlink's JVM, loads the planner, then serves Flink's SQL Gateway REST API with uvicorn, and warms the
 planner up on a thread (flinklab/gateway/warmup.py) while the cluster starts. It answers `/info` only once the
 planner is loaded; `POST /flinklab/warm-up` (flink-up, once the cluster is ready) runs one tiny job on the cluster.
-SIGTERM stops it: sessions are closed (their unfinished jobs cancelled), the JVM's classes dumped into its
-class-data archive when it had none (flinklab/gateway/cds.py: a few seconds, once), and the JVM shut down. It
+A gateway whose JVM records its classes (it found no class-data archive, flinklab/gateway/jvm_archive.py) dumps
+them once its warm-ups are over and no statement came for ARCHIVE_QUIET seconds (a few seconds' pause, once), not
+at its stop. SIGTERM stops it: sessions are closed (their unfinished jobs cancelled) and the JVM shut down. It
 lives here, not in flinklab.gateway, because it asks the cluster record which cluster (and image) is the current
 one.
 """
@@ -15,10 +16,14 @@ import argparse
 import logging
 import signal
 import sys
+import threading
+import time
 from pathlib import Path
 
 from flinklab.access import read_token
-from flinklab.gateway import cds
+from flinklab.cluster.base import recorded_image
+from flinklab.flink.waiting import Wait
+from flinklab.gateway import jvm_archive
 from flinklab.gateway.service import DEFAULT_CHECK_INTERVAL, DEFAULT_IDLE_TIMEOUT, GatewayService
 from flinklab.settings import Settings
 
@@ -35,17 +40,6 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def client_image(settings: Settings) -> str:
-    """The running cluster's image when flinklab knows it (it is present: the cluster runs on it), else the
-    settings' image."""
-    from flinklab.cluster.base import read_record
-
-    record = read_record(settings)
-    if record is not None and record.image:
-        return record.image
-    return settings.image
-
-
 def recorded_service(rest_url: str | None, settings: Settings, idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
                      check_interval: float = DEFAULT_CHECK_INTERVAL) -> GatewayService:
     """A warm GatewayService for the cluster at `rest_url` (None: the recorded cluster of the settings' state
@@ -54,7 +48,30 @@ def recorded_service(rest_url: str | None, settings: Settings, idle_timeout: flo
     from flinklab.gateway.server import build_service
 
     target = rest_url or (lambda: resolve_rest_url(settings))
-    return build_service(target, settings, idle_timeout, check_interval, image=lambda: client_image(settings))
+    return build_service(target, settings, idle_timeout, check_interval, image=lambda: recorded_image(settings))
+
+
+#: Seconds without a statement, after the warm-ups, before a recording gateway dumps its classes: the dump pauses
+#: the JVM for a few seconds, so it waits for a moment the learner is reading or writing, not running
+ARCHIVE_QUIET = 10.0
+#: The longest the dump waits for the cluster's warm-up after the planner's (a remote cluster gets none)
+CLUSTER_WARM_UP_WAIT = 120.0
+
+
+def dump_when_quiet(service: GatewayService, archive: jvm_archive.GatewayArchive,
+                    quiet: float = ARCHIVE_QUIET) -> bool:
+    """Once the warm-ups are over (they load most of what learners' statements need) and no statement came for
+    `quiet` seconds, dump the classes the JVM loaded into `archive` (the next gateway, and `sql-client.sh
+    embedded`, map it); True once it is in place. The stop then costs nothing more than a stop."""
+    planner, cluster = service.planner_warm_up, service.cluster_warm_up
+    Wait("the planner's warm-up", 600, 0.5).poll(lambda: planner.state not in ("idle", "running"))
+    Wait("the cluster's warm-up", CLUSTER_WARM_UP_WAIT, 0.5).poll(lambda: cluster.state in ("done", "failed"))
+    time.sleep(quiet)  # the quiet moment begins when the warm-ups end: flink-up returns then, and a call may follow
+    while True:
+        service.traffic.wait_quiet(quiet)
+        if cluster.state != "running":
+            return jvm_archive.dump(service.jvm, archive)
+        Wait("the cluster's warm-up", CLUSTER_WARM_UP_WAIT, 0.5).poll(lambda: cluster.state != "running")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         settings = Settings.from_env(state_dir=args.state_dir, backend="auto")
         token = read_token(args.state_dir)  # flink-up wrote it before it started this process
         # the JVM maps its class-data archive, or records one to dump at the stop
-        service, archive = cds.launched(settings, lambda each: recorded_service(
+        service, archive = jvm_archive.launched(settings, lambda each: recorded_service(
             args.rest_url, each, args.idle_timeout, args.check_interval), record=True)
     except Exception as exc:  # noqa: BLE001 - the process log is where flink-up points the user
         log.error("could not start: %s", exc)
@@ -86,12 +103,13 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, stop)
     log.info("serving Flink's SQL Gateway REST API on http://%s:%s", args.host, args.port)
     service.planner_warm_up.start()  # while the cluster starts; a statement that comes first plans as before
+    if archive.record:
+        threading.Thread(target=dump_when_quiet, args=(service, archive), name="flinklab-class-archive",
+                         daemon=True).start()
     try:
         server.run()
     finally:
         service.stop()
-        if server.started:  # its port and sessions closed: the JVM's classes go into the archive the next maps
-            cds.dump(service.jvm, archive)
         service.jvm.shutdown()
     log.info("stopped")
     return 0 if server.started else 2

@@ -19,7 +19,7 @@ from flinklab.errors import ClusterError
 from flinklab.version import FLINK_VERSION
 
 MIN_JAVA = 11
-#: The first Java with `VM.cds dynamic_dump` (the gateway's class-data archive: flinklab.gateway.cds)
+#: The first Java with `VM.cds dynamic_dump` (the gateway's class-data archive: flinklab.gateway.jvm_archive)
 MIN_DYNAMIC_CDS_JAVA = 17
 
 

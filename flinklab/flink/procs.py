@@ -11,9 +11,10 @@ import os
 import signal
 import socket
 import subprocess
-import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+
+from flinklab.flink.waiting import Wait
 
 
 def _reap(pid: int) -> None:
@@ -56,8 +57,9 @@ def stop_processes(pids: Iterable[int], ours: Callable[[int], bool], timeout: fl
     """SIGTERM each pid that is still ours, wait up to `timeout`, SIGKILL what is left (its whole process group
     with `kill_group`: a launcher's children go with it); return the pids that were ours."""
     stopping = [pid for pid in pids if ours(pid)]
+    alive = stopping
     for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 10.0)):
-        alive = [pid for pid in stopping if ours(pid)]
+        alive = [pid for pid in alive if ours(pid)]  # a pid is signalled only while it is still ours
         for pid in alive:
             try:
                 if sig == signal.SIGKILL and kill_group:
@@ -66,11 +68,13 @@ def stop_processes(pids: Iterable[int], ours: Callable[[int], bool], timeout: fl
                     os.kill(pid, sig)
             except ProcessLookupError:
                 pass
-        deadline = time.monotonic() + wait
-        while alive and time.monotonic() < deadline:
-            time.sleep(poll)
+
+        def gone() -> bool | None:
+            nonlocal alive
             alive = [pid for pid in alive if ours(pid)]
-        if not alive:
+            return not alive or None
+
+        if Wait(f"{sig.name} to end {len(alive)} process(es)", wait, poll).poll(gone):
             break
     return stopping
 

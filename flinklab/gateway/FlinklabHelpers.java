@@ -576,7 +576,7 @@ class FlinklabNoDelay {
 
 /**
  * The JVM's own `jcmd PID VM.cds dynamic_dump PATH`, through the DiagnosticCommand MBean (py4j cannot reach the
- * platform MBean server's class): the gateway's class-data archive, flinklab/gateway/cds.py. Returns what the
+ * platform MBean server's class): the gateway's class-data archive, flinklab/gateway/jvm_archive.py. Returns what the
  * command printed.
  */
 class FlinklabCds {

@@ -30,23 +30,22 @@ def launch_gateway(settings: Settings, image: Callable[[], str] | None = None) -
     names, asked only then, default the settings' one): a machine with only Docker can do the labs. A JVM that
     cannot start is one FlinklabError line, not PyFlink's RuntimeError.
     """
-    from flinklab.gateway.java_shim import gateway_java_home
-
-    if "FLINK_LOG_DIR" not in os.environ:
-        log_dir = settings.state_dir / "client-logs"
-        try:
-            log_dir.mkdir(parents=True, exist_ok=True)
-            os.environ["FLINK_LOG_DIR"] = str(log_dir)
-        except OSError:
-            pass  # PyFlink then logs into its own dir
     from pyflink import java_gateway
+
+    from flinklab.gateway.java_shim import gateway_java_home
 
     if java_gateway._gateway is not None or "PYFLINK_GATEWAY_PORT" in os.environ:
         return java_gateway.get_gateway()  # a JVM is already there: nothing to find or write
     java_home = gateway_java_home(settings, image=image)
-    # PyFlink copies os.environ for the JVM when it launches; both go back after (a JVM_ARGS left in this process
-    # would reach Flink's scripts: a local cluster started from it would get the gateway's options)
-    saved = {name: os.environ.get(name) for name in ("JAVA_HOME", "JVM_ARGS")}
+    # PyFlink copies os.environ for the JVM when it launches; all three go back after (a JVM_ARGS left in this
+    # process would reach Flink's scripts: a local cluster started from it would get the gateway's options; a
+    # FLINK_LOG_DIR would send a gateway process started from it to this state dir's logs)
+    saved = {name: os.environ.get(name) for name in ("JAVA_HOME", "JVM_ARGS", "FLINK_LOG_DIR")}
+    if "FLINK_LOG_DIR" not in os.environ:
+        log_dir = settings.state_dir / "client-logs"
+        with contextlib.suppress(OSError):  # PyFlink then logs into its own dir
+            log_dir.mkdir(parents=True, exist_ok=True)
+            os.environ["FLINK_LOG_DIR"] = str(log_dir)
     os.environ.setdefault("JVM_ARGS", settings.gateway_jvm_args)  # read by PyFlink's launcher
     if java_home is not None:
         os.environ["JAVA_HOME"] = str(java_home)

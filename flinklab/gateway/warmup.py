@@ -25,6 +25,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
+from flinklab.flink.waiting import Wait
 from flinklab.gateway.jvm import Jvm
 from flinklab.gateway.results import ResultSource
 from flinklab.gateway.session import Session
@@ -45,7 +46,8 @@ _TOTALS = ("SELECT window_start, window_end, k, COUNT(*) AS n, SUM(amount) AS to
 
 PLANNER_TABLES: tuple[str, ...] = (_EVENTS.format(name="a"), _EVENTS.format(name="b"), _VERSIONS)
 #: Streaming statements, then (after SET batch) a batch one: the kinds of plan a lab's steps make. One of each
-#: kind: the first plan of a kind loads and compiles most of what it needs (3 s on a new JVM, 0.1-0.5 s after).
+#: kind: the first plan of a kind loads and compiles most of what it needs (seconds on a new JVM, a fraction of one
+#: after).
 STREAMING: tuple[str, ...] = (
     _TOTALS,
     f"SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY total DESC) AS rn "
@@ -105,15 +107,16 @@ class Traffic:
                 self._last_end = time.monotonic()
                 self._changed.notify_all()
 
-    def wait_quiet(self) -> float:
-        """Block until quiet; returns the seconds waited."""
+    def wait_quiet(self, quiet: float | None = None) -> float:
+        """Block until quiet (for `quiet` seconds instead of the traffic's own, if given); the seconds waited."""
         started = time.monotonic()
+        quiet = self.quiet if quiet is None else quiet
         with self._changed:
             while True:
                 if self._executing:
                     self._changed.wait()
                     continue
-                left = self._last_end + self.quiet - time.monotonic()
+                left = self._last_end + quiet - time.monotonic()
                 if left <= 0:
                     return time.monotonic() - started
                 self._changed.wait(left)
@@ -175,10 +178,14 @@ def warm_cluster(jvm: Jvm, cluster_conf: Mapping[str, str], timeout: float = 120
 
 
 def _read_all(source: ResultSource, timeout: float) -> None:
+    def drained() -> bool:
+        if source.finished():
+            return True
+        source.take(1000, 1.0)  # blocks up to a second for rows: the wait needs no sleep of its own
+        return False
+
     try:
-        deadline = time.monotonic() + timeout
-        while not source.finished() and time.monotonic() < deadline:
-            source.take(1000, 1.0)
+        Wait("the warm-up job's rows", timeout, interval=0.0).poll(drained)
         failure = source.failure()
         if failure is not None:
             raise RuntimeError(str(failure.toString()))

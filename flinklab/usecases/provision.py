@@ -41,6 +41,10 @@ def lab_workspaces(settings: Settings) -> list[LabWorkspace]:
     for lab in course_order(labs):
         path = settings.workspace(lab.name)
         existed = path.is_dir()
+        for each in (path, *path.parents):  # mkdir says only "File exists" for a link to nowhere
+            if each.is_symlink() and not each.exists():
+                raise UsageError(f"The workspace {path} cannot be created: {each} is a dangling symlink (to "
+                                 f"{os.readlink(each)}).", "Remove the link, or make it point to a directory.")
         try:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:  # also a file where the dir should be (FileExistsError)

@@ -333,9 +333,9 @@ def run_planned(
     if len(skip_reason) < len(steps):  # a lab installed after `flink-up`: its CSVs, before a job reads them
         run.provisioned = provision_for_run(settings, lab)
     if own_client:
-        from flinklab.environment.client import SqlClient
+        from flinklab.environment.client import LabSqlClient
 
-        client = SqlClient(settings)
+        client = LabSqlClient(settings)
     try:
         wanted = settings.run_parallel if parallel is None else parallel
         with client.watching() if client is not None else nullcontext():

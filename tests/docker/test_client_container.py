@@ -155,17 +155,17 @@ def test_host_with_java_writes_no_shim(tmp_path: Path):
 def cluster(tmp_path_factory: pytest.TempPathFactory, standin_image: str, docker_client):
     from flinklab.cluster.docker import DockerBackend
     from flinklab.environment import gateway
-    from flinklab.environment.lifecycle import provision
+    from flinklab.environment.provision import provision
     from flinklab.usecases.provision import lab_data_files
 
     settings = docker_settings(tmp_path_factory.mktemp("client-container"), standin_image)
     backend = DockerBackend(settings)
-    provision(settings, backend, lambda message: None, lab_data_files())  # the data `flinklab run joins` reads
+    provision(settings, backend, lab_data_files())  # the data `flinklab run joins` reads
     backend.up()  # the cluster only: the gateway is started by `flinklab up` without Java, in the tests
     try:
         yield settings
     finally:
-        gateway.stop(settings)
+        gateway.GatewayProcess(settings).down()
         backend.down()
 
 
@@ -244,7 +244,7 @@ def test_without_java_the_gateway_jvm_runs_in_a_container_and_sql_client_uses_it
     checked = subprocess.run(["flinklab", "check", "joins"], env=env, capture_output=True, text=True, timeout=120)
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
-    assert gateway.stop(settings)  # what flink-down does first
+    assert gateway.GatewayProcess(settings).down()  # what flink-down does first
     wait_gone(docker_client, pid, "flink-down")
 
 
@@ -267,7 +267,7 @@ def test_the_gateway_container_goes_with_a_killed_gateway(cluster: Settings, doc
 def test_without_java_and_docker_flink_up_says_so_in_one_line(cluster: Settings, tmp_path: Path):
     from flinklab.environment import gateway
 
-    gateway.stop(cluster)
+    gateway.GatewayProcess(cluster).down()
     done = subprocess.run(["flinklab", "up"], capture_output=True, text=True, timeout=120,
                           env=no_java_env(cluster, bin_dir(tmp_path, with_docker=False)))
     assert done.returncode == 2

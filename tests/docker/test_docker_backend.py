@@ -26,10 +26,10 @@ from helpers.resttools import REFUSED_UPLOAD, upload_jar
 from flinklab.cluster.base import read_record
 from flinklab.cluster.docker import DockerBackend
 from flinklab.environment import gateway
-from flinklab.environment.lifecycle import bring_up
 from flinklab.errors import ClusterError
 from flinklab.flink.rest import FlinkRest
 from flinklab.settings import Settings
+from flinklab.usecases.cluster import bring_up
 from flinklab.usecases.provision import lab_data_files
 
 pytestmark = [pytest.mark.docker, pytest.mark.live]
@@ -48,16 +48,16 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, standin_image: str, docker
     try:
         yield settings, backend, result
     finally:
-        gateway.stop(settings)
+        gateway.GatewayProcess(settings).down()
         backend.down()
 
 
 @pytest.fixture(scope="module")
 def client(cluster):
-    from flinklab.environment.client import SqlClient
+    from flinklab.environment.client import LabSqlClient
 
     settings, _, _ = cluster
-    sql = SqlClient(settings)  # the gateway flink-up started beside the docker cluster
+    sql = LabSqlClient(settings)  # the gateway flink-up started beside the docker cluster
     try:
         yield sql
     finally:

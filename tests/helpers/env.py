@@ -25,7 +25,7 @@ def make_settings(root: Path, **overrides: object) -> Settings:
         data_dir=root / "data",
         state_dir=root / "state",
         # shared by the tests of a session (under pytest's temp base): the SQL gateway's class-data archive
-        # (flinklab/gateway/cds.py) is dumped once, by the first gateway that stops; never the user's ~/.cache
+        # (flinklab/gateway/jvm_archive.py) is dumped once, by the first gateway that stops; never the user's ~/.cache
         **{"cache_dir": SESSION_CACHE or root / "cache", **overrides},
     )
 

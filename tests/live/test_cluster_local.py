@@ -20,17 +20,17 @@ from flinklab.cli.app import app
 from flinklab.cli.cluster import down_app
 from flinklab.cluster.base import read_record
 from flinklab.cluster.local import LocalBackend, find_ours, is_ours
-from flinklab.cluster.waits import (
+from flinklab.errors import ClusterError
+from flinklab.flink.java import find_java
+from flinklab.flink.procs import port_is_free
+from flinklab.flink.readiness import (
     Diagnostics,
     RestAnswers,
     TaskManagersRegistered,
     wait_until,
 )
-from flinklab.errors import ClusterError
-from flinklab.flink.java import find_java
-from flinklab.flink.procs import port_is_free
 from flinklab.flink.rest import FlinkRest
-from flinklab.flink.waits import ClusterStartError, tail_lines
+from flinklab.flink.waiting import ClusterStartError, tail_lines
 from flinklab.settings import Settings
 from flinklab.version import FLINK_VERSION
 
@@ -343,7 +343,7 @@ def test_flink_up_repairs_a_dead_gateway_and_status_shows_it(flink_cluster: Sett
     assert before["healthy"] and before["url"] == flink_cluster.gateway_url
     os.kill(before["pid"], signal.SIGKILL)
     deadline = time.monotonic() + 30
-    while gateway.gateway_state(flink_cluster).pid is not None:
+    while gateway.GatewayProcess(flink_cluster).status().pid is not None:
         assert time.monotonic() < deadline
         time.sleep(0.2)
     status = runner.invoke(app, ["status"], env=env)
@@ -355,7 +355,7 @@ def test_flink_up_repairs_a_dead_gateway_and_status_shows_it(flink_cluster: Sett
     assert up.exit_code == 0, up.output
     assert "repaired" in up.output and "the SQL gateway" in up.output
     assert recorded_pids(flink_cluster) == cluster_pids  # the healthy cluster was left alone
-    after = gateway.gateway_state(flink_cluster)
+    after = gateway.GatewayProcess(flink_cluster).status()
     assert after.healthy and after.pid != before["pid"]
     logs = runner.invoke(app, ["logs", "gateway"], env=env)
     assert logs.exit_code == 0 and "serving Flink's SQL Gateway REST API" in logs.output
@@ -367,5 +367,5 @@ def test_a_stale_gateway_pid_file_never_signals_another_process(tmp_settings: Se
     tmp_settings.state_dir.mkdir(parents=True, exist_ok=True)
     gateway.pid_file(tmp_settings).write_text(f"{os.getpid()}\n")  # a live pid that is not a gateway
     assert gateway.running_pid(tmp_settings) is None
-    assert gateway.stop(tmp_settings) is False
+    assert gateway.GatewayProcess(tmp_settings).down() is False
     assert not gateway.pid_file(tmp_settings).exists()

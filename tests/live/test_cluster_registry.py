@@ -32,11 +32,12 @@ from flinklab.cluster.base import (
 )
 from flinklab.cluster.docker import DockerDetails
 from flinklab.cluster.local import LocalDetails
+from flinklab.cluster.progress import Progress
 from flinklab.cluster.remote import RemoteDetails
-from flinklab.environment.lifecycle import bring_down, bring_up
 from flinklab.environment.select import backend_for, recorded_backend
 from flinklab.errors import ClusterError, UsageError
 from flinklab.settings import ENV_VARS, Settings
+from flinklab.usecases.cluster import BackendChosen, DataCopied, bring_down, bring_up
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent  # the checkout
 
@@ -351,21 +352,24 @@ def test_bring_up_provisions_only_for_backends_that_read_local_data(shelf_first,
     bring_down(shelf)
     ShelfBackend.reads_local_data = True
     try:
-        said: list[str] = []
+        said: list[Progress] = []
         result = bring_up(shelf, progress=said.append, with_gateway=False, data_files=data)
         assert (settings.data_dir / "a.csv").read_text() == "1,x\n"
         assert result.copied == [str(settings.data_dir / "a.csv")]
-        assert said[0] == "backend: shelf (--backend shelf was asked for)"
-        assert f"copied 1 data file(s) to {settings.data_dir}" in said
+        assert said[0] == BackendChosen("shelf", "--backend shelf was asked for")
+        assert str(said[0]) == "backend: shelf (--backend shelf was asked for)"
+        assert DataCopied(1, str(settings.data_dir)) in said
+        assert f"copied 1 data file(s) to {settings.data_dir}" in map(str, said)
     finally:
         ShelfBackend.reads_local_data = False
 
 
 def test_backends_do_not_provision_lab_data() -> None:
-    """A backend knows no lab: only the up use case (lifecycle.py) provisions, with the files its caller names."""
+    """A backend knows no lab: only the up use case (usecases/cluster.py) provisions, with the files its caller
+    names."""
     users = sorted(str(p.relative_to(FLINKLAB)) for p in FLINKLAB.rglob("*.py")
                    if "environment.provision" in p.read_text() and p.name != "provision.py")
-    assert users == ["environment/lifecycle.py"]
+    assert users == ["usecases/cluster.py"]
 
 
 def test_bring_up_provisions_the_data_files_it_is_given(shelf_first, settings: Settings, tmp_path: Path) -> None:
@@ -423,10 +427,10 @@ def test_every_environment_variable_is_in_the_readme_settings_table() -> None:
 
 
 def test_the_runners_container_image_comes_from_the_records_common_field(settings: Settings) -> None:
-    from flinklab.environment.serve_gateway import client_image
+    from flinklab.cluster.base import recorded_image
 
-    assert client_image(settings) == settings.image  # nothing recorded
+    assert recorded_image(settings) == settings.image  # nothing recorded
     write_record(settings, _record(settings, "docker"))
-    assert client_image(settings) == "flink:x"  # the image the docker cluster runs on (present on this host)
+    assert recorded_image(settings) == "flink:x"  # the image the docker cluster runs on (present on this host)
     write_record(settings, _record(settings, "remote"))
-    assert client_image(settings) == settings.image  # a remote cluster's image is not known here
+    assert recorded_image(settings) == settings.image  # a remote cluster's image is not known here

@@ -25,9 +25,9 @@ from helpers.env import free_port, make_settings
 from flinklab.cluster.base import ClusterRecord, read_record, record_path, write_record
 from flinklab.cluster.local import LocalDetails, find_ours, is_ours
 from flinklab.environment import gateway
-from flinklab.environment.lifecycle import WAITING_MESSAGE, bring_down, bring_up
 from flinklab.flink.rest import FlinkRest
 from flinklab.settings import Settings
+from flinklab.usecases.cluster import WAITING_MESSAGE, bring_down, bring_up
 
 pytestmark = pytest.mark.live
 
@@ -93,10 +93,10 @@ def conf_dir(settings: Settings) -> Path:
 def nothing_left(settings: Settings) -> None:
     """No JobManager/TaskManager/gateway process of this state dir, no record, no gateway pid file."""
     deadline = time.monotonic() + 20
-    while (find_ours(conf_dir(settings)) or gateway._strays(settings)) and time.monotonic() < deadline:
+    while (find_ours(conf_dir(settings)) or gateway.strays(settings)) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert find_ours(conf_dir(settings)) == []
-    assert gateway._strays(settings) == []
+    assert gateway.strays(settings) == []
     assert not record_path(settings).exists()
     assert not gateway.pid_file(settings).exists()
 
@@ -156,7 +156,7 @@ def own(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
     finally:
         with contextlib.suppress(Exception):
             bring_down(settings)
-        for pid in find_ours(conf_dir(settings)) + gateway._strays(settings):
+        for pid in find_ours(conf_dir(settings)) + gateway.strays(settings):
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(pid, signal.SIGKILL)
 
@@ -214,8 +214,8 @@ def test_two_flink_up_at_once_start_one_cluster_and_one_gateway(own: Settings) -
     assert "already running" in waited[0], waited[0]
     jvms = find_ours(conf_dir(own))
     assert len(jvms) == 2, jvms  # one JobManager, one TaskManager
-    assert len(gateway._strays(own)) == 1
-    assert gateway.gateway_state(own).healthy
+    assert len(gateway.strays(own)) == 1
+    assert gateway.GatewayProcess(own).status().healthy
 
 
 # ------------------------------------------------------------------------------ 1. JobManager killed during run
@@ -301,7 +301,7 @@ def test_gateway_killed_mid_query(own: Settings) -> None:
     workspace.mkdir(parents=True, exist_ok=True)
     (workspace / "ddl.sql").write_text(ENDLESS_DDL)
     (workspace / "query.sql").write_text(ENDLESS_QUERY)
-    before = gateway.gateway_state(own)
+    before = gateway.GatewayProcess(own).status()
     assert before.healthy
     client = spawn(own, "sql-client.sh", "-i", "ddl.sql", "-f", "query.sql", cwd=workspace,
                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -326,7 +326,7 @@ def test_gateway_killed_mid_query(own: Settings) -> None:
     assert up.returncode == 0, up.stdout + up.stderr
     assert "the SQL gateway" in up.stdout and "cancelled 1 query job(s)" in up.stdout, up.stdout
     wait_for(lambda: rest.job(job)["state"] == "CANCELED", 60, "the orphaned job to be cancelled")  # ...flink-up does
-    after = gateway.gateway_state(own)
+    after = gateway.GatewayProcess(own).status()
     assert after.healthy and after.pid != before.pid
     query = run(own, "sql-client.sh", input="SELECT 40 + 2 AS answer;\n")
     assert query.returncode == 0 and "42" in query.stdout, query.stdout + query.stderr

@@ -1,6 +1,6 @@
-"""The SQL gateway JVM's class-data archive (flinklab/gateway/cds.py): which options a start gets, and, live, that
-a gateway with none records, dumps its classes when it stops, and that the next gateway's JVM maps that archive
-and serves from it."""
+"""The SQL gateway JVM's class-data archive (flinklab/gateway/jvm_archive.py): which options a start gets, and, live,
+that a gateway with none records, dumps its classes once warm and quiet, and that the next gateway's JVM maps that
+archive and serves from it."""
 
 from __future__ import annotations
 
@@ -16,13 +16,15 @@ from flinklab.access import read_token
 from flinklab.environment import gateway
 from flinklab.errors import FlinklabError
 from flinklab.flink.java import host_java
-from flinklab.gateway import cds
+from flinklab.flink.waiting import Wait
+from flinklab.gateway import jvm_archive
 from flinklab.settings import Settings
 from flinklab.sqlclient.protocol import GatewayClient
 
 JAVA = host_java()
 pytestmark = pytest.mark.live  # every test here starts a JVM (a gateway's, or java itself)
-needs_java17 = pytest.mark.skipif(JAVA is None or (cds.java_major(JAVA) or 0) < 17, reason="needs a host Java 17+")
+needs_java17 = pytest.mark.skipif(JAVA is None or (jvm_archive.java_major(JAVA) or 0) < 17,
+                                  reason="needs a host Java 17+")
 
 
 @pytest.fixture
@@ -43,37 +45,38 @@ def fake_jdk(root: Path, version: str) -> str:
 
 @needs_java17
 def test_a_start_without_an_archive_records_and_one_with_it_maps_it(own_cache: Settings) -> None:
-    first = cds.gateway_archive(own_cache)
+    first = jvm_archive.gateway_archive(own_cache)
     assert first.record and first.path is not None and first.path.parent.is_dir()
     assert first.path.parent == own_cache.cache_dir / "cds" and not first.path.exists()
-    assert cds.RECORD in first.options.split()
+    assert jvm_archive.RECORD in first.options.split()
     first.path.write_bytes(b"an archive")
-    second = cds.gateway_archive(own_cache)
+    second = jvm_archive.gateway_archive(own_cache)
     assert second.path == first.path and not second.record
-    assert second.options.split()[:2] == [f"-XX:SharedArchiveFile={first.path}", cds.QUIET]
-    assert cds.with_archive(own_cache, second).gateway_jvm_args == f"{own_cache.gateway_jvm_args} " \
+    assert second.options.split()[:2] == [f"-XX:SharedArchiveFile={first.path}", jvm_archive.QUIET]
+    assert jvm_archive.with_archive(own_cache, second).gateway_jvm_args == f"{own_cache.gateway_jvm_args} " \
         f"{second.options}"
 
 
 @needs_java17
 def test_the_archive_is_named_after_the_jvm_options(own_cache: Settings) -> None:
     other = replace(own_cache, gateway_jvm_args=own_cache.gateway_jvm_args + " -Xmx1g")
-    assert cds.gateway_archive(own_cache).path != cds.gateway_archive(other).path
-    assert cds.gateway_archive(own_cache).path == cds.gateway_archive(own_cache).path
+    assert jvm_archive.gateway_archive(own_cache).path != jvm_archive.gateway_archive(other).path
+    assert jvm_archive.gateway_archive(own_cache).path == jvm_archive.gateway_archive(own_cache).path
 
 
 @needs_java17
 def test_partial_dumps_of_dead_gateways_are_removed_and_a_live_ones_kept(own_cache: Settings) -> None:
-    path = cds.gateway_archive(own_cache).path
+    path = jvm_archive.gateway_archive(own_cache).path
     assert path is not None
     dead = path.with_name(f"{path.name}.999999999")
     alive = path.with_name(f"{path.name}.{os.getpid()}")
     dead.write_bytes(b"half")
     alive.write_bytes(b"being written")
-    assert cds.gateway_archive(own_cache).record  # one killed dump: the next gateway tries again
+    assert jvm_archive.gateway_archive(own_cache).record  # one killed dump: the next gateway tries again
     assert not dead.exists() and alive.exists()
     dead.write_bytes(b"half again")
-    assert cds.gateway_archive(own_cache) == cds.NONE  # two: this machine kills its dumps, gateways stop recording
+    # two: this machine kills its dumps, gateways stop recording
+    assert jvm_archive.gateway_archive(own_cache) == jvm_archive.NONE
 
 
 @pytest.fixture
@@ -90,47 +93,48 @@ def test_an_exported_jvm_args_goes_without_an_archive(own_cache: Settings, no_jv
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JVM_ARGS", "-Xmx1g")  # PyFlink's launcher passes it instead of the settings' options
     seen: list[str] = []
-    assert cds.launched(own_cache, lambda each: seen.append(each.gateway_jvm_args), record=True)[1] == cds.NONE
+    launched = jvm_archive.launched(own_cache, lambda each: seen.append(each.gateway_jvm_args), record=True)
+    assert launched[1] == jvm_archive.NONE
     assert seen == [own_cache.gateway_jvm_args]
 
 
 @needs_java17
 def test_an_archive_the_jvm_does_not_map_is_removed(own_cache: Settings, no_jvm: None) -> None:
-    path = cds.gateway_archive(own_cache).path
+    path = jvm_archive.gateway_archive(own_cache).path
     assert path is not None
     path.write_bytes(b"an archive of another classpath")
     me = SimpleNamespace(pid=os.getpid)  # this process: it maps no archive
     service = SimpleNamespace(jvm=SimpleNamespace(jvm=SimpleNamespace(java=SimpleNamespace(lang=SimpleNamespace(
         ProcessHandle=SimpleNamespace(current=lambda: me))))))
-    assert cds.launched(own_cache, lambda each: service, record=True)[0] is service
+    assert jvm_archive.launched(own_cache, lambda each: service, record=True)[0] is service
     assert not path.exists()
 
 
 def test_no_archive_before_java_17_nor_where_the_launcher_splits_the_path(tmp_path: Path) -> None:
     old = fake_jdk(tmp_path / "jdk11", "11.0.2")
     settings = make_settings(tmp_path / "a")
-    assert cds.gateway_archive(settings, java=old) == cds.NONE
+    assert jvm_archive.gateway_archive(settings, java=old) == jvm_archive.NONE
     new = fake_jdk(tmp_path / "jdk17", "17.0.9")
-    assert cds.gateway_archive(settings, java=new).record
+    assert jvm_archive.gateway_archive(settings, java=new).record
     spaced = make_settings(tmp_path / "b", cache_dir=tmp_path / "a cache")
-    assert cds.gateway_archive(spaced, java=new) == cds.NONE
-    assert cds.with_archive(settings, cds.NONE) is settings
+    assert jvm_archive.gateway_archive(spaced, java=new) == jvm_archive.NONE
+    assert jvm_archive.with_archive(settings, jvm_archive.NONE) is settings
 
 
 def test_a_gateway_not_recording_dumps_nothing() -> None:
-    assert cds.dump(object(), cds.NONE) is False
+    assert jvm_archive.dump(object(), jvm_archive.NONE) is False
 
 
 @needs_java17
 def test_a_discarded_archive_is_removed_and_recorded_anew(own_cache: Settings) -> None:
-    path = cds.gateway_archive(own_cache).path
+    path = jvm_archive.gateway_archive(own_cache).path
     assert path is not None
     path.write_bytes(b"damaged")
-    mapped = cds.gateway_archive(own_cache)
+    mapped = jvm_archive.gateway_archive(own_cache)
     assert not mapped.record and "-XX:ErrorFile=" in mapped.options
-    again = cds.discard(mapped)
+    again = jvm_archive.discard(mapped)
     assert not path.exists() and again.record and again.path == path
-    assert cds.discard(cds.NONE) == cds.NONE
+    assert jvm_archive.discard(jvm_archive.NONE) == jvm_archive.NONE
 
 
 @needs_java17
@@ -145,17 +149,17 @@ def test_a_jvm_that_does_not_start_with_its_archive_starts_again_without_it(own_
             raise FlinklabError("The SQL gateway's JVM did not start on this host: no reason printed")
         return "service"
 
-    service, archive = cds.launched(own_cache, start, record=record)  # none yet: recorded, or nothing
+    service, archive = jvm_archive.launched(own_cache, start, record=record)  # none yet: recorded, or nothing
     assert service == "service" and archive.record is record
-    assert (cds.RECORD in options[-1].split()) is record
-    path = cds.gateway_archive(own_cache).path
+    assert (jvm_archive.RECORD in options[-1].split()) is record
+    path = jvm_archive.gateway_archive(own_cache).path
     assert path is not None
     path.write_bytes(b"damaged")
     options.clear()
-    service, archive = cds.launched(own_cache, start, record=record)
+    service, archive = jvm_archive.launched(own_cache, start, record=record)
     assert service == "service" and not path.exists()
     assert "SharedArchiveFile" in options[0] and "SharedArchiveFile" not in options[1]
-    assert archive == (cds.discard(cds.GatewayArchive(path)) if record else cds.NONE)
+    assert archive == (jvm_archive.discard(jvm_archive.GatewayArchive(path)) if record else jvm_archive.NONE)
 
 
 @needs_java17
@@ -164,7 +168,7 @@ def test_a_jvm_that_does_not_start_while_recording_fails_as_it_did(own_cache: Se
         raise FlinklabError("no JVM")
 
     with pytest.raises(FlinklabError, match="no JVM"):
-        cds.launched(own_cache, start, record=True)
+        jvm_archive.launched(own_cache, start, record=True)
 
 
 def _jvm_maps(archive: Path) -> bool:
@@ -192,37 +196,58 @@ def _count(settings: Settings) -> int:
     return int(rows[-1][0])
 
 
+def _serve(own: Settings, rest_url: str) -> None:
+    """A gateway process of `own`'s state dir for the cluster at `rest_url`, started and answering."""
+    process = gateway.GatewayProcess(own, rest_url)
+    process.start()
+    process.ready(300)
+
+
+def _warm_and_dumped(own: Settings, archive: Path) -> None:
+    """Have the gateway of `own` warm the cluster up (as flink-up does), then wait until it dumped `archive`: once
+    its warm-ups are over and it was quiet for a while, while it runs (flink-down then has no dump to wait for)."""
+    client = GatewayClient(own.gateway_url, token=lambda: read_token(own.state_dir))
+    try:
+        client.warm_up()
+    finally:
+        client.close()
+    Wait("the gateway's class-data archive", 300, 0.5).poll(archive.is_file)
+
+
 @needs_java17
-def test_a_gateway_dumps_its_classes_at_its_stop_and_the_next_maps_them(flink_cluster: Settings,
-                                                                        tmp_path: Path) -> None:
+def test_a_gateway_dumps_its_classes_once_warm_and_the_next_maps_them(flink_cluster: Settings,
+                                                                      tmp_path: Path) -> None:
     own = make_settings(tmp_path, rest_port=flink_cluster.rest_port, gateway_port=free_port(),
                         cache_dir=tmp_path / "cache")
     rest_url = f"http://127.0.0.1:{flink_cluster.rest_port}"
-    archive = cds.gateway_archive(own)
+    archive = jvm_archive.gateway_archive(own)
     assert archive.record and archive.path is not None
     try:
-        gateway.wait_ready(own, gateway.start(own, rest_url), 300)
+        _serve(own, rest_url)
         assert _count(own) == 3
+        _warm_and_dumped(own, archive.path)
+        assert _count(own) == 3  # it serves on after its dump
     finally:
-        gateway.stop(own)
+        gateway.GatewayProcess(own).down()
     assert archive.path.is_file(), gateway.log_file(own).read_text()[-3000:]
     assert "wrote the gateway's class-data archive" in gateway.log_file(own).read_text()
     assert list(archive.path.parent.iterdir()) == [archive.path]  # no partial dump left
-    assert not cds.gateway_archive(own).record
+    assert not jvm_archive.gateway_archive(own).record
     try:
-        gateway.wait_ready(own, gateway.start(own, rest_url), 300)
+        _serve(own, rest_url)
         assert _jvm_maps(archive.path)
         assert _count(own) == 3
     finally:
-        gateway.stop(own)
+        gateway.GatewayProcess(own).down()
     whole = archive.path.stat().st_size
     archive.path.chmod(0o644)
     os.truncate(archive.path, 1_000_000)  # damaged (a disk error): its JVM crashes as it maps it
     try:
-        gateway.wait_ready(own, gateway.start(own, rest_url), 300)  # started again without it
+        _serve(own, rest_url)  # started again without it
         assert _count(own) == 3
+        _warm_and_dumped(own, archive.path)
     finally:
-        gateway.stop(own)
+        gateway.GatewayProcess(own).down()
     log = gateway.log_file(own).read_text()
     assert "did not start with the class-data archive" in log
     assert list((own.state_dir / "logs").glob("gateway-jvm-crash-*.log"))  # not in the working directory

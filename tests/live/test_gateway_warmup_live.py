@@ -53,7 +53,7 @@ def test_flink_up_warms_its_cluster_once_without_an_error(flink_cluster: Setting
             assert state["seconds"] > 0
             assert client.warm_up()["state"] == "done"  # asked again: nothing runs again
         # a later flink-up finds a cluster that ran a job: its TaskManagers are warm, nothing is asked
-        assert gateway.warm_cluster(flink_cluster, resolve_rest_url(flink_cluster)) == "warm"
+        assert gateway.GatewayProcess(flink_cluster).warm_cluster(resolve_rest_url(flink_cluster)) == "warm"
     finally:
         client.close()
     assert _warm_up_jobs(flink_cluster) == ["FINISHED", "FINISHED"]

@@ -342,7 +342,7 @@ def test_cli_run_on_the_cluster(flink_cluster, sql_client, tmp_path, monkeypatch
         log.append("created")
         return BorrowedClient(sql_client, log)
 
-    monkeypatch.setattr(environment_client, "SqlClient", make_client)
+    monkeypatch.setattr(environment_client, "LabSqlClient", make_client)
     project = make_project(tmp_path / "project")
     (flink_cluster.data_dir / "tiny_runner.csv").write_text(CSV_ROWS)
     monkeypatch.setattr(cli_labs, "get_lab", lambda name: replace(TINY, home=project))

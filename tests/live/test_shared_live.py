@@ -28,10 +28,10 @@ from helpers.env import free_port, make_settings, settings_env
 from helpers.second_user import NOT_ROOT, as_user
 
 from flinklab.cluster.base import read_record
-from flinklab.environment.lifecycle import bring_down
 from flinklab.flink.tls import FILES, KEY, cluster_rest, load, tls_dir
 from flinklab.gateway.webui import PREFIX
 from flinklab.settings import Settings
+from flinklab.usecases.cluster import bring_down
 
 pytestmark = [pytest.mark.live, pytest.mark.skipif(os.geteuid() != 0, reason=NOT_ROOT)]
 BIN = Path(sys.executable).parent

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from flinklab.cluster.base import read_record
-from flinklab.environment.client import SqlClient
+from flinklab.environment.client import LabSqlClient
 from flinklab.flink.rest import FlinkRest
 from flinklab.settings import Settings
 
@@ -30,7 +30,7 @@ def _jobmanager_age(settings: Settings) -> float:
                                 check=True).stdout)
 
 
-def test_a_query_waits_for_a_slot_held_by_other_jobs(flink_cluster: Settings, sql_client: SqlClient) -> None:
+def test_a_query_waits_for_a_slot_held_by_other_jobs(flink_cluster: Settings, sql_client: LabSqlClient) -> None:
     # past the start-up period Flink would use by default, when it fails such a job at once
     time.sleep(max(0.0, SLOT_REQUEST_TIMEOUT + 5 - _jobmanager_age(flink_cluster)))
     rest = FlinkRest(flink_cluster.rest_url)

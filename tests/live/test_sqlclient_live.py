@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from helpers.env import free_port, settings_env
 
-from flinklab.environment.client import SqlClient
+from flinklab.environment.client import LabSqlClient
 from flinklab.flink.rest import FlinkRest
 from flinklab.grading.parse import parse_output
 from flinklab.settings import Settings
@@ -86,7 +86,7 @@ def sql_client_sh() -> str:
 
 @pytest.mark.live
 def test_script_runs_every_kind_of_statement_on_the_cluster(
-    flink_cluster: Settings, sql_client: SqlClient, workdir: Path
+    flink_cluster: Settings, sql_client: LabSqlClient, workdir: Path
 ) -> None:
     script = workdir / "all.sql"
     script.write_text(SCRIPT.format(data=workdir))
@@ -131,7 +131,7 @@ def test_script_runs_every_kind_of_statement_on_the_cluster(
 
 @pytest.mark.live
 def test_query_without_tableau_mode_is_rejected_like_the_real_client(
-    sql_client: SqlClient, workdir: Path
+    sql_client: LabSqlClient, workdir: Path
 ) -> None:
     script = workdir / "no_tableau.sql"
     script.write_text("SELECT COUNT(*) FROM orders;\nSELECT 1;\n")
@@ -151,7 +151,7 @@ def test_query_without_tableau_mode_is_rejected_like_the_real_client(
 
 
 @pytest.mark.live
-def test_failed_job_and_init_errors_are_reported(sql_client: SqlClient, workdir: Path) -> None:
+def test_failed_job_and_init_errors_are_reported(sql_client: LabSqlClient, workdir: Path) -> None:
     bad_rows = workdir / "bad.csv"
     bad_rows.write_text("1,x\n")
     init = workdir / "bad_ddl.sql"
@@ -243,7 +243,7 @@ SELECT id, CAST(id AS DECIMAL(10, 2)) / 4 AS quarter FROM gen;
 
 
 @pytest.mark.live
-def test_a_big_result_arrives_whole_in_streaming_and_batch(sql_client: SqlClient) -> None:
+def test_a_big_result_arrives_whole_in_streaming_and_batch(sql_client: LabSqlClient) -> None:
     out = io.StringIO()
     result = sql_client.new_session().run_script(BIG_SCRIPT, out)
     text = out.getvalue()
@@ -267,7 +267,7 @@ def test_a_big_result_arrives_whole_in_streaming_and_batch(sql_client: SqlClient
 
 
 @pytest.mark.live
-def test_a_query_whose_job_fails_prints_its_rows_then_the_error(sql_client: SqlClient, workdir: Path) -> None:
+def test_a_query_whose_job_fails_prints_its_rows_then_the_error(sql_client: LabSqlClient, workdir: Path) -> None:
     rows = workdir / "bad_late.csv"
     rows.write_text("1,1\n2,2\nx,y\n")
     script = (
@@ -331,7 +331,7 @@ print("=== end", flush=True)
 
 
 @pytest.mark.live
-def test_tableau_equals_pyflink_print(flink_cluster: Settings, sql_client: SqlClient, workdir: Path) -> None:
+def test_tableau_equals_pyflink_print(flink_cluster: Settings, sql_client: LabSqlClient, workdir: Path) -> None:
     (workdir / "notes.csv").write_text(NOTES_CSV)
     ddl = NOTES_DDL.format(path=workdir / "notes.csv")
     code = PYFLINK_PRINT.format(queries=QUERIES, port=flink_cluster.rest_port, ddl=ddl)

@@ -334,10 +334,11 @@ def test_provision_into_an_unwritable_dir_says_how_to_choose_another(tmp_path: P
 def test_the_backend_line_is_one_calm_line_and_verbose_adds_the_detail(capsys: pytest.CaptureFixture) -> None:
     """auto's fallback says why in one line; the engine's own words (a registry's DNS error) only with --verbose."""
     from flinklab.cli.cluster import render_backend
+    from flinklab.usecases.cluster import BackendChosen
 
-    message = ("backend: local (Docker cannot pull the Flink image)\nflink:2.2.1-scala_2.12-java17 is not present and "
-               "cannot be pulled: Get \"https://registry-1.docker.io/v2/\": dial tcp: lookup registry-1.docker.io: no "
-               "such host")
+    message = BackendChosen("local", "Docker cannot pull the Flink image",
+                            "flink:2.2.1-scala_2.12-java17 is not present and cannot be pulled: Get "
+                            "\"https://registry-1.docker.io/v2/\": dial tcp: lookup registry-1.docker.io: no such host")
     render_backend(message, verbose=False)
     calm = capsys.readouterr().out
     assert calm == "backend: local (Docker cannot pull the Flink image; --verbose says why)\n"
@@ -345,10 +346,33 @@ def test_the_backend_line_is_one_calm_line_and_verbose_adds_the_detail(capsys: p
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "backend: local (Docker cannot pull the Flink image)"
     assert lines[1].startswith("  · flink:2.2.1-scala_2.12-java17 is not present") and "no such host" in lines[1]
-    render_backend("backend: local (--backend local was asked for)", verbose=False)  # no detail: nothing added
+    render_backend(BackendChosen("local", "--backend local was asked for"), verbose=False)  # no detail: nothing added
     assert capsys.readouterr().out == "backend: local (--backend local was asked for)\n"
 
 
 def test_up_has_a_verbose_option() -> None:
     result = runner.invoke(up_app, ["--help"], prog_name="flink-up")
     assert result.exit_code == 0 and "--verbose" in result.output
+
+
+@pytest.mark.parametrize("where", ["ws/joins", "ws"])
+def test_a_dangling_symlink_at_a_workspace_is_named_as_such(env: dict[str, str], tmp_path: Path, where: str) -> None:
+    """A link to nowhere where a workspace (or the workspace root) should be: one line naming it, before any JVM."""
+    link = tmp_path / where
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(tmp_path / "gone")
+    result = runner.invoke(up_app, [], env=env, prog_name="flink-up")
+    assert result.exit_code == 2, result.output
+    assert f"{link} is a dangling symlink" in result.output
+    assert "File exists" not in result.output and "Traceback" not in result.output
+
+
+def test_flink_up_ends_by_saying_where_to_start(capsys: pytest.CaptureFixture) -> None:
+    from flinklab.cli.cluster import render_up
+    from flinklab.cluster.base import ClusterStatus, UpResult
+
+    status = ClusterStatus(backend="local", running=True, rest_url="http://127.0.0.1:1", flink_version="2.2.1",
+                           taskmanagers=1, slots_total=4, slots_available=4)
+    render_up(UpResult(status=status, seconds=1.0), "http://127.0.0.1:2")
+    lines = capsys.readouterr().out.splitlines()
+    assert "flinklab labs" in lines[-1]

@@ -17,11 +17,11 @@ from helpers.env import free_port
 
 from flinklab.cluster.local import find_ours, is_ours
 from flinklab.environment import gateway
-from flinklab.environment.lifecycle import WAITING_MESSAGE, lock_file, state_lock
 from flinklab.errors import ClusterError, NoClusterError
 from flinklab.settings import Settings
 from flinklab.sqlclient.protocol import GatewayClient
 from flinklab.sqlclient.watch import ClusterWatch
+from flinklab.usecases.cluster import WAITING_MESSAGE, LockWaiting, lock_file, state_lock
 
 REPO = Path(__file__).resolve().parent.parent.parent
 
@@ -31,7 +31,7 @@ sys.path.insert(0, {repo!r})
 sys.path.insert(0, {tests!r})
 from pathlib import Path
 from helpers.env import make_settings
-from flinklab.environment.lifecycle import state_lock
+from flinklab.usecases.cluster import state_lock
 settings = make_settings(Path({root!r}))
 with state_lock(settings, print):
     print("holding", flush=True)
@@ -52,14 +52,14 @@ def hold_lock(settings: Settings, seconds: float, done: Path) -> subprocess.Pope
 def test_a_second_holder_says_it_waits_then_gets_the_lock(tmp_settings: Settings, tmp_path: Path) -> None:
     done = tmp_path / "done"
     holder = hold_lock(tmp_settings, 2, done)
-    heard: list[str] = []
+    heard: list[object] = []
     with state_lock(tmp_settings, heard.append):
         assert done.read_text() == "released"  # only after the other one let go
-    assert heard == [WAITING_MESSAGE]
+    assert heard == [LockWaiting()] and str(heard[0]) == WAITING_MESSAGE
     holder.wait(10)
     with state_lock(tmp_settings, heard.append):  # free now: no message
         pass
-    assert heard == [WAITING_MESSAGE]
+    assert heard == [LockWaiting()]
 
 
 def test_a_lock_held_too_long_names_its_holder(tmp_settings: Settings, tmp_path: Path) -> None:
@@ -96,8 +96,8 @@ def test_a_process_that_names_our_files_is_not_ours(tmp_settings: Settings) -> N
         assert tail.poll() is None
         assert not is_ours(tail.pid, conf_dir) and tail.pid not in find_ours(conf_dir)
         gateway.pid_file(tmp_settings).write_text(f"{tail.pid}\n")
-        assert gateway.running_pid(tmp_settings) is None and tail.pid not in gateway._strays(tmp_settings)
-        assert gateway.stop(tmp_settings) is False
+        assert gateway.running_pid(tmp_settings) is None and tail.pid not in gateway.strays(tmp_settings)
+        assert gateway.GatewayProcess(tmp_settings).down() is False
         assert tail.poll() is None
     finally:
         tail.kill()

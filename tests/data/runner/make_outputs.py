@@ -74,7 +74,7 @@ DESCRIBE orders;
 def main(rest_url: str) -> None:
     from urllib.parse import urlparse
 
-    from flinklab.environment.client import SqlClient
+    from flinklab.environment.client import LabSqlClient
     from flinklab.settings import Settings
     from flinklab.sqlclient.client import run_invocation
 
@@ -85,7 +85,7 @@ def main(rest_url: str) -> None:
         ddl.write_text(DDL.format(data=data))
         rest = urlparse(rest_url)
         settings = Settings.from_env(state_dir=data / "state", rest_host=rest.hostname, rest_port=rest.port)
-        client = SqlClient(settings, embedded=True)  # a gateway in this process, on the cluster at rest_url
+        client = LabSqlClient(settings, embedded=True)  # a gateway in this process, on the cluster at rest_url
         try:
             for name, script in SCRIPTS.items():
                 path = data / f"{name}.sql"

@@ -1,19 +1,19 @@
 """Class-data sharing for the SQL gateway's JVM: its classes (the planner, Calcite, Janino, py4j, the REST client)
 mapped from an archive instead of loaded and verified one by one at every start.
 
-Measured on 2 cores, a gateway started alone (no cluster starting beside it), then its first statement (a batch
-COUNT over a CSV file): without an archive 4.0-4.4 s to ready and 1.3-1.5 s for the statement; with one, 2.5-2.6 s
-and 0.8-0.9 s (scripts/bench.py, beside a starting cluster: 4.9 s and 3.0 s to ready).
+It makes a gateway's start and its first statement markedly faster (scripts/bench.py measures it; the figures are
+in docs/performance.md).
 
 The planner comes through Flink's planner loader, a class loader of its own over a jar it unpacks under a new
-name at every start, so a static archive made from a class list (what the cluster's JVMs use, flinklab.cluster.cds)
-cannot hold it. A dynamic archive can (Java 17's `VM.cds dynamic_dump`: it matches such classes by name and
-bytes, not by path). So:
+name at every start, so a static archive made from a class list (what the cluster's JVMs use,
+flinklab.cluster.local_cds) cannot hold it. A dynamic archive can (Java 17's `VM.cds dynamic_dump`: it matches
+such classes by name and bytes, not by path). So:
 1. a gateway that finds no archive starts its JVM with `-XX:+RecordDynamicDumpInfo`;
-2. when it stops (flink-down), after it has closed its port and its sessions, that JVM dumps what it loaded in
-   all its time (the warm-ups, every learner's statements, job submission and results) into `KIND-KEY.jsa.PID`,
-   at the lowest CPU priority, and renames it into place once complete: a start only ever sees a whole archive.
-   That is a few seconds, once (where flink-down's timeout kills two dumps, gateways stop recording);
+2. once its warm-ups are over and no statement came for a while (flinklab.environment.serve_gateway
+   .dump_when_quiet), that JVM dumps what it loaded (the warm-ups: the planner, job submission and results) into
+   `KIND-KEY.jsa.PID` and renames it into place once complete: a start only ever sees a whole archive. That is a
+   few seconds' pause of the gateway, once, at a moment nobody waits for it; its stop (flink-down) dumps nothing.
+   Where dumps keep being killed (a gateway stopped while dumping), gateways stop recording;
 3. every later start maps it (`-XX:SharedArchiveFile`; one that the JVM does not map is removed, and the next
    gateway records anew), and so does the JVM of `sql-client.sh embedded` (a
    JVM for one call, which never records: it would dump seconds of work for a few seconds of use).
@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from flinklab.errors import FlinklabError
-from flinklab.flink.cds import SAFE_PATH, archive_path
+from flinklab.flink.cds_names import SAFE_PATH, archive_path
 from flinklab.flink.java import MIN_DYNAMIC_CDS_JAVA, host_java, java_major
 from flinklab.settings import Settings
 from flinklab.text import first_line
@@ -53,7 +53,7 @@ QUIET = "-Xlog:cds*=off"
 
 @dataclass(frozen=True)
 class GatewayArchive:
-    """The gateway JVM's archive: `options` for its JVM, and `path`, to dump into at the stop when `record`."""
+    """The gateway JVM's archive: `options` for its JVM, and `path`, to dump into once warm when `record`."""
 
     path: Path | None
     options: str = ""
@@ -64,12 +64,12 @@ NONE = GatewayArchive(None)
 
 
 def _recording(path: Path) -> GatewayArchive:
-    """A JVM that records its classes, to dump into `path` at its stop."""
+    """A JVM that records its classes, to dump into `path` once warm."""
     return GatewayArchive(path, f"{RECORD} {QUIET}", record=True)
 
 
 def gateway_archive(settings: Settings, java: str | None = None) -> GatewayArchive:
-    """What the gateway JVM of `settings` maps, or records for its stop; NONE when it can have no archive."""
+    """What the gateway JVM of `settings` maps, or records to dump once warm; NONE when it can have no archive."""
     java = java if java is not None else host_java()
     try:
         major = java_major(java) if java is not None else None
@@ -94,7 +94,7 @@ def gateway_archive(settings: Settings, java: str | None = None) -> GatewayArchi
     except OSError:
         return NONE  # an unwritable cache: no archive, as before
     if _killed_dumps(path) >= GIVE_UP_AFTER:
-        return NONE  # its dumps never finish before flink-down's SIGKILL here: stop paying for them
+        return NONE  # its dumps never finish before the gateway is stopped here: stop paying for them
     return _recording(path)
 
 
@@ -136,7 +136,7 @@ def discard(archive: GatewayArchive) -> GatewayArchive:
 
 def launched(settings: Settings, start: Callable[[Settings], T], *, record: bool) -> tuple[T, GatewayArchive]:
     """`start(settings)` (a gateway service on a new JVM) with the JVM's archive in its options: mapped when there
-    is one, else recorded when `record` (the gateway process, which dumps it at its stop: dump()); returns what
+    is one, else recorded when `record` (the gateway process, which dumps it once warm: dump()); returns what
     `start` returned and the archive. A JVM that does not start with an archive (a damaged one crashes it as it
     maps it) is started again without it, the archive removed."""
     from pyflink import java_gateway
@@ -181,14 +181,13 @@ def with_archive(settings: Settings, archive: GatewayArchive) -> Settings:
 
 
 def dump(jvm: Any, archive: GatewayArchive) -> bool:
-    """Dump the classes `jvm` (a flinklab.gateway.jvm.Jvm started with RECORD) loaded into `archive.path`, at the
-    lowest CPU priority; True once the whole archive is in place. A failed dump only says so in the log: the next
-    start records again."""
+    """Dump the classes `jvm` (a flinklab.gateway.jvm.Jvm started with RECORD) loaded into `archive.path` (the JVM
+    pauses meanwhile, then goes on serving: its priority is left as it is); True once the whole archive is in
+    place. A failed dump only says so in the log: the next start records again."""
     if not archive.record or archive.path is None or archive.path.is_file():  # another gateway dumped it since
         return False
     tmp = archive.path.with_name(f"{archive.path.name}.{os.getpid()}")
     try:
-        _lowest_priority(int(jvm.jvm.java.lang.ProcessHandle.current().pid()))
         said = jvm.new("FlinklabCds").dynamicDump(str(tmp))  # jcmd PID VM.cds dynamic_dump, from inside
         if not tmp.is_file():
             log.info("the gateway's class-data archive was not written: %s", " ".join(str(said).split())[:300])
@@ -202,16 +201,3 @@ def dump(jvm: Any, archive: GatewayArchive) -> bool:
             tmp.unlink()
     log.info("wrote the gateway's class-data archive %s", archive.path)
     return True
-
-
-def _lowest_priority(pid: int) -> None:
-    """nice 19 for every thread of `pid` (Linux's nice is per thread), this process's too: the dump only takes
-    what the machine leaves."""
-    for each in (pid, os.getpid()):
-        try:
-            threads = [int(tid) for tid in os.listdir(f"/proc/{each}/task")]
-        except OSError:
-            threads = [each]
-        for tid in threads:
-            with contextlib.suppress(OSError):
-                os.setpriority(os.PRIO_PROCESS, tid, 19)

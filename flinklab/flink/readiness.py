@@ -1,6 +1,7 @@
-"""Readiness as objects (testcontainers style): each wait checks one thing over REST; `wait_until` polls them.
+"""A cluster's readiness as conditions (testcontainers style): each checks one thing over REST; `wait_until` polls
+them with a flinklab.flink.waiting.Wait.
 
-A wait is backend-agnostic: it sees only a :class:`FlinkRest`. The backend passes two callables: `diagnostics`
+A condition is backend-agnostic: it sees only a :class:`FlinkRest`. The backend passes two callables: `diagnostics`
 (which log file and its last lines, for the component a wait concerns) and optionally `abort` (a process died:
 stop waiting now instead of at the timeout). On failure the error names what was not ready, what was seen last and
 where the log is; the log's last lines ride along on the exception for the CLI to print.
@@ -9,18 +10,15 @@ where the log is; the log's last lines ride along on the exception for the CLI t
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import NoReturn
 
 from flinklab.flink.rest import FlinkRest, RestUnavailable
-from flinklab.flink.waits import ClusterStartError, one_line
+from flinklab.flink.waiting import POLL_INTERVAL, ClusterStartError, Wait, one_line
 
 JOBMANAGER = "jobmanager"
 TASKMANAGER = "taskmanager"
-#: Seconds between readiness checks: a check is one local GET (refused at once while the JVM starts), so a short
-#: interval costs nothing and keeps `flink-up` from sleeping past the moment the cluster is ready.
-POLL_INTERVAL = 0.05
 
 
 @dataclass
@@ -36,7 +34,7 @@ DiagnosticsFn = Callable[[str], Diagnostics]
 AbortFn = Callable[[], "tuple[str, str] | None"]
 
 
-class Wait:
+class Condition:
     """One readiness condition. `check` returns (ready, what was observed) and never raises for 'not yet'."""
 
     component: str = JOBMANAGER
@@ -45,18 +43,18 @@ class Wait:
     def check(self, rest: FlinkRest) -> tuple[bool, str]:
         raise NotImplementedError
 
-    def __and__(self, other: Wait) -> AllOf:
+    def __and__(self, other: Condition) -> AllOf:
         return AllOf([*_flatten(self), *_flatten(other)])
 
 
-def _flatten(wait: Wait) -> list[Wait]:
+def _flatten(wait: Condition) -> list[Condition]:
     return list(wait.waits) if isinstance(wait, AllOf) else [wait]
 
 
-class AllOf(Wait):
+class AllOf(Condition):
     """Waits checked in order; the first that is not ready is the one reported."""
 
-    def __init__(self, waits: Iterable[Wait]):
+    def __init__(self, waits: Iterable[Condition]):
         self.waits = list(waits)
         if self.waits:
             self.component, self.description = self.waits[0].component, self.waits[0].description
@@ -70,7 +68,7 @@ class AllOf(Wait):
         return True, "ready"
 
 
-class RestAnswers(Wait):
+class RestAnswers(Condition):
     """GET /overview answers with JSON."""
 
     component = JOBMANAGER
@@ -84,7 +82,7 @@ class RestAnswers(Wait):
         return True, "answers"
 
 
-class TaskManagersRegistered(Wait):
+class TaskManagersRegistered(Condition):
     """At least `n` TaskManagers with `n * slots_each` slots registered (and free, unless `require_free=False`).
 
     `require_free=False` is for repairs: jobs that are running legitimately hold slots.
@@ -108,7 +106,7 @@ class TaskManagersRegistered(Wait):
         return ready, seen
 
 
-class NewTaskManagers(Wait):
+class NewTaskManagers(Condition):
     """`count` TaskManagers registered whose ids were not registered before (a restarted TM is new to the JM).
 
     After a TM is killed the JobManager keeps it listed until its heartbeat times out, so counting TMs alone would
@@ -132,7 +130,7 @@ class NewTaskManagers(Wait):
 
 def wait_until(
     rest: FlinkRest,
-    wait: Wait,
+    wait: Condition,
     *,
     timeout: float,
     diagnostics: DiagnosticsFn,
@@ -140,32 +138,33 @@ def wait_until(
     poll_interval: float = POLL_INTERVAL,
     progress: Callable[[str], None] | None = None,
 ) -> float:
-    """Poll `wait` until ready; return the seconds it took. Raise ClusterStartError on timeout or abort."""
-    start = time.monotonic()
-    deadline = start + timeout
-    last_description = None
-    while True:
+    """Poll `wait` until ready; return the seconds it took. Raise ClusterStartError on timeout or abort; `progress`
+    hears what is awaited (words completing "waiting for ...") once per condition that was not ready at once."""
+    said: set[str] = set()
+    seen = ""
+
+    def check() -> bool | None:
+        nonlocal seen
         ready, seen = wait.check(rest)
         if ready:
-            return time.monotonic() - start
-        if progress and wait.description != last_description:
-            progress(f"waiting for {wait.description}")
-            last_description = wait.description
+            return True
+        if progress is not None and wait.description not in said:
+            said.add(wait.description)
+            progress(wait.description)
         if abort is not None:
             aborted = abort()
             if aborted is not None:
                 component, reason = aborted
                 _fail(f"{reason} while waiting for {wait.description}", component, diagnostics)
-        if time.monotonic() >= deadline:
-            _fail(
-                f"Timed out after {timeout:.0f}s waiting for {wait.description}: {seen}",
-                wait.component,
-                diagnostics,
-            )
-        time.sleep(poll_interval)
+        return None
+
+    start = time.monotonic()
+    if Wait(wait.description, timeout, poll_interval).poll(check) is None:
+        _fail(f"Timed out after {timeout:.0f}s waiting for {wait.description}: {seen}", wait.component, diagnostics)
+    return time.monotonic() - start
 
 
-def _fail(message: str, component: str, diagnostics: DiagnosticsFn) -> None:
+def _fail(message: str, component: str, diagnostics: DiagnosticsFn) -> NoReturn:
     diag = diagnostics(component)
     raise ClusterStartError(
         f"{message}. Log: {diag.log}",

@@ -1,5 +1,5 @@
-"""What a class-data-sharing archive is named after, shared by the cluster's JVMs (flinklab.cluster.cds) and the
-SQL gateway's (flinklab.gateway.cds): a JVM maps an archive only when it was made by the same java, its JDK's
+"""What a class-data-sharing archive is named after, shared by the cluster's JVMs (flinklab.cluster.local_cds) and the
+SQL gateway's (flinklab.gateway.jvm_archive): a JVM maps an archive only when it was made by the same java, its JDK's
 module image and the same Flink, so the name carries all three and an upgrade starts a new archive instead of
 meeting a stale one.
 """
