@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flinklab.course.registry import course_order, load_labs
-from flinklab.environment.provision import provision_data
 from flinklab.errors import FlinklabError, UsageError
 from flinklab.lab_api import Lab
 from flinklab.settings import Settings
@@ -64,7 +63,11 @@ def provision_missing(settings: Settings, lab: Lab) -> list[Path]:
     except UsageError:  # a lab without a package (a test's, one under construction): nothing to copy from
         return []
     missing = [src for src in sources if src.is_file() and not os.path.lexists(settings.data_dir / src.name)]
-    return provision_data(settings, missing) if missing else []
+    if not missing:
+        return []
+    from flinklab.environment.provision import provision_data  # here: `flinklab check` imports no cluster code
+
+    return provision_data(settings, missing)
 
 
 def provisioned_line(lab: Lab, settings: Settings, copied: list[Path]) -> str:
