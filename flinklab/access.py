@@ -117,7 +117,7 @@ def other_login_users(passwd: Path = Path("/etc/passwd"), login_defs: Path = Pat
                       me: int | None = None) -> list[str]:
     """The accounts of /etc/passwd, other than `me` (default: this process's user), that people log in with: a
     uid from UID_MIN (login.defs, 1000) up, not `nobody`, and a login shell. Only a hint for `flink-up` (see the
-    README's "A shared machine"): images and CI runners list accounts nobody uses, and a directory service's
+    docs/security.md, "A shared machine"): images and CI runners list accounts nobody uses, and a directory service's
     users are not in the file."""
     me = os.geteuid() if me is None else me
     uid_min = _uid_min(login_defs)

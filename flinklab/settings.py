@@ -50,7 +50,7 @@ def backend_choices() -> tuple[str, ...]:
 
 
 #: Every environment variable flinklab reads, and what it sets. Nothing outside this module reads os.environ for
-#: flinklab's own settings; the README's Settings table lists each of these (tests/test_settings.py checks it).
+#: flinklab's own settings; docs/settings.md lists each of these (a test checks it).
 ENV_VARS: dict[str, str] = {
     "FLINKLAB_WORKSPACE": "workspace_root",
     "FLINKLAB_DATA_DIR": "data_dir",

@@ -1,11 +1,24 @@
 #!/usr/bin/env bash
 # The main job on a fresh machine: install, boot a Flink cluster, run a lab's reference solution and grade it.
-#   scripts/demo.sh [LAB]      (LAB: joins (default) or windows)
+#   scripts/demo.sh [LAB]      (LAB: windows (default, the course's first lab), joins, or any lab `flinklab labs` lists)
+#
+# The cluster keeps running afterwards, on purpose: a learner who ran the demo goes on to the first lab (README "Your
+# first lab"), whose first command, `flink-up`, then returns at once instead of booting a second time. The last
+# lines say that it runs and how to stop it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-lab=${1:-joins}
+lab=${1:-windows}
 scripts/install.sh
 export PATH="$PWD/.venv/bin:$PATH"
 flink-up
 flinklab run "$lab" --solution
-flinklab check "$lab"
+status=0
+flinklab check "$lab" || status=$?
+cat <<MSG
+
+The Flink cluster and its SQL gateway are still running, for your first lab (README.md "Your first lab"):
+  source .venv/bin/activate && flinklab labs
+Stop them with:
+  .venv/bin/flink-down
+MSG
+exit "$status"

@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
-# Set up flinklab on a fresh machine (Python >= 3.9 with pip, Java 17): a virtualenv in .venv with the package
-# (editable; the labs' SQL and CSVs are package data) and its pinned Flink. `--test` adds the test tools, the test-only
+# Set up flinklab on a fresh machine (Python >= 3.11 with pip, Java 17): a virtualenv in .venv with the package
+# (editable; the labs' SQL and CSVs are package data) and its pinned Flink. `--test` adds the test tools and the docs
+# site's tools (mkdocs, for `mkdocs build --strict`), the test-only
 # third lab (tests/labs/flinklab-dedup, its own package registering under the entry points), chromium for the
 # HTML report test and, where a Docker engine answers, debootstrap for the offline stand-in image the Docker tests
 # build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
+if ! "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+  echo "error: flinklab needs Python 3.11 or newer, and $PY is not one. → Set PYTHON=/path/to/python3.11 (or newer)." >&2
+  exit 2
+fi
 if [ ! -x .venv/bin/python ]; then
   echo "==> creating .venv"
   "$PY" -m venv .venv
 fi
 extras=""
-[ "${1:-}" = "--test" ] && extras="[test]"
+[ "${1:-}" = "--test" ] && extras="[test,docs]"
 echo "==> installing flinklab${extras} (first time: ~1 GB of Flink from PyPI, a few minutes)"
 .venv/bin/python -m pip install --disable-pip-version-check -q -e ".${extras}"
 if [ "${1:-}" = "--test" ]; then
@@ -20,7 +25,7 @@ if [ "${1:-}" = "--test" ]; then
   .venv/bin/python -m pip install --disable-pip-version-check -q --no-deps -e tests/labs/flinklab-dedup
 fi
 if ! command -v java >/dev/null 2>&1; then
-  echo "warning: no java on PATH; the local backend needs Java 11+ (17 recommended), the docker backend does not" >&2
+  echo "warning: no java on PATH; the local backend needs Java 17 (Flink 2.x also runs on 11 and 21), the docker backend does not" >&2
 fi
 if [ "${1:-}" = "--test" ] && docker info >/dev/null 2>&1 && ! command -v debootstrap >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then

@@ -98,7 +98,7 @@ def up(
         if others:
             console.print(f"[dim]note: other accounts can log in here ({escape(', '.join(others[:3]))}"
                           f"{', …' if len(others) > 3 else ''}); if they are people, `flink-up --shared` keeps "
-                          "them off the cluster's REST port (see the README's \"A shared machine\").[/]")
+                          "them off the cluster's REST port (see docs/security.md, \"A shared machine\").[/]")
 
 
 class UpView:
@@ -228,7 +228,7 @@ def status(as_json: bool = typer.Option(False, "--json", help="Machine-readable 
             console.print(f"Web UI:        {gw.url}{PREFIX}/ [dim](through the SQL gateway)[/]")
         if gw.pid:
             console.print(f"  its token:   {gw.token} [dim](other clients send it as the header "
-                          "`Authorization: Bearer <token>`; see the README's Security)[/]", soft_wrap=True)
+                          "`Authorization: Bearer <token>`; see docs/security.md)[/]", soft_wrap=True)
     if not st.running or st.problems:
         raise typer.Exit(int(ExitStatus.FAILURE))
 

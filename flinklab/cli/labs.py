@@ -208,7 +208,7 @@ def new_lab_command(
     parent: Annotated[Optional[Path], typer.Option("--dir", metavar="DIR", help="Where to write flinklab-NAME/ "
                                                    "(default: the current directory).")] = None,
 ) -> None:
-    """Write the skeleton of a new lab as its own package (a working one-step lab; README "Writing a lab")."""
+    """Write the skeleton of a new lab as its own package (a working one-step lab; docs/writing-a-lab.md)."""
     from flinklab.usecases.newlab import write_skeleton
 
     root = write_skeleton(name, parent if parent is not None else Path.cwd())

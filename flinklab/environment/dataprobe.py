@@ -39,7 +39,7 @@ def line_count(path: Path) -> int:
 
 def _hint(settings: Settings) -> str:
     return (f"Put the labs' CSVs (`flinklab fixtures generate --out DIR` writes them) into {settings.data_dir} where "
-            "the cluster's JobManager and TaskManagers read it (README: \"A class on one cluster\"), or give that "
+            "the cluster's JobManager and TaskManagers read it (docs/remote.md), or give that "
             "path with `--data-dir`.")
 
 

@@ -45,7 +45,7 @@ BEHAVIOUR_OPTIONS: dict[str, str] = {
 #: What the REST API (and the Web UI on it) of a flinklab cluster offers: narrower than Flink's defaults, measured
 #: on Flink 2.2.1. Flink's REST API has no authentication, so these take away what neither the gateway nor the Web
 #: UI needs. What they cannot take away: the gateway submits a job with `POST /jobs` (a JobGraph and its jars,
-#: JobSubmitHandler) and cancels one with `PATCH /jobs/:id`, and no option turns those off (README "Security").
+#: JobSubmitHandler) and cancels one with `PATCH /jobs/:id`, and no option turns those off (docs/security.md).
 REST_OPTIONS: dict[str, str] = {
     # The /jars endpoints (upload, list, run, plan, delete) run any jar a caller uploads; only the Web UI's
     # "Submit New Job" page and the Kubernetes operator's FlinkSessionJob use them. Off: `POST /jars/upload` answers

@@ -1,4 +1,4 @@
-"""`flinklab new-lab NAME`: write the skeleton of a lab as its own installable package (README "Writing a lab").
+"""`flinklab new-lab NAME`: write the skeleton of a lab as its own installable package (docs/writing-a-lab.md).
 
 The skeleton is a working one-step lab (items per category, batch) so `pip install -e flinklab-NAME` then
 `flinklab run NAME --solution` and `flinklab check NAME` pass before the author changes anything; each file says

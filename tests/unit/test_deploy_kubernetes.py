@@ -162,9 +162,8 @@ def test_no_secret_is_mounted_and_the_taskmanagers_get_no_token(manifests: dict)
     assert manifests["Pod/flinklab-data-loader"]["spec"]["automountServiceAccountToken"] is False
 
 
-def test_the_readme_attach_command_matches_the_service(manifests: dict) -> None:
-    readme = (PROJECT_ROOT / "README.md").read_text()
-    section = readme.split("## A class on one cluster", 1)[1].split("\n## ", 1)[0]
+def test_the_docs_attach_command_matches_the_service(manifests: dict) -> None:
+    section = (PROJECT_ROOT / "docs" / "remote.md").read_text()  # the class cluster's page of the docs
     node_port = manifests["Service/flinklab-class-rest-nodeport"]["spec"]["ports"][0]["nodePort"]
     assert f"flink-up --backend remote --rest-url http://NODE:{node_port}" in section
     assert "deploy/kubernetes/flinklab-class.yaml" in section and "not run in this project's CI" in section

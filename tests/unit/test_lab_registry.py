@@ -82,12 +82,13 @@ def test_labs_lab_prints_the_guide_step_by_step(tmp_path: Path):
 
 def test_a_guide_shows_the_learners_own_paths_and_the_clients_real_exit_status(tmp_path: Path):
     """`flinklab labs LAB` prints the guide with this machine's workspace, data dir and Web UI, where the guide file
-    writes the lab texts' defaults; and it states what the README states about the client's exit status."""
+    writes the lab texts' defaults; and it states what the learner's guide (docs/learner.md) states about the
+    client's exit status."""
     from flinklab.course.guide import guide_sections
     from flinklab.settings import Settings
 
-    readme = (Path(__file__).resolve().parent.parent.parent / "README.md").read_text(encoding="utf-8")
-    assert "it exits 1 when a statement fails (Flink's exits 0" in readme
+    learner = (Path(__file__).resolve().parent.parent.parent / "docs" / "learner.md").read_text(encoding="utf-8")
+    assert "it exits 1 when a statement fails (Flink's exits 0" in learner
     settings = Settings.from_env({"HOME": str(tmp_path)}, workspace_root=tmp_path / "my ws", data_dir=tmp_path / "d",
                                  rest_port=18555)
     for name in ("joins", "windows"):
