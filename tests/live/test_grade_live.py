@@ -1,0 +1,75 @@
+"""`flinklab grade` on a real cluster: the learner's SQL is rerun, never their outputs; an unbounded step is
+cancelled with its job; what reaches outside the lab is refused and reads nothing."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from grade_class import DATA, submission
+
+from flinklab.course.registry import get_lab
+from flinklab.usecases.grade import grade_submission
+
+pytestmark = pytest.mark.live
+
+
+def grade(settings, kind, tmp_path, **kwargs):
+    return grade_submission(settings, get_lab("joins"), submission(kind, tmp_path / kind), **kwargs)
+
+
+def test_the_reference_scores_everything(flink_cluster, tmp_path):
+    result = grade(flink_cluster, "reference", tmp_path)
+    assert result.gradable and result.checks
+    assert [c.name for c in result.failures] == []
+    assert result.score == result.max_score > 0
+    assert {s.status for s in result.steps} == {"ok"}
+
+
+def test_a_typical_mistake_gets_its_hint(flink_cluster, tmp_path):
+    expected = json.loads((DATA / "mistakes" / "expected.json").read_text())
+    result = grade(flink_cluster, "mistake", tmp_path)
+    failed = {c.name: c for c in result.failures}
+    assert set(failed) == set(expected["interval_less_than.sql"]["fails"])
+    for name, phrase in expected["interval_less_than.sql"]["fails"].items():
+        assert phrase in failed[name].hint or phrase in failed[name].message, name
+    assert 0 < result.score < result.max_score
+
+
+def test_correct_outputs_with_wrong_sql_score_what_the_sql_does(flink_cluster, tmp_path):
+    result = grade(flink_cluster, "forged", tmp_path)
+    failed = {c.step for c in result.failures}
+    assert "count" in failed  # the forged count.out was never read: the rerun count.sql counts nothing
+    assert failed <= {"count", "report"}  # the other steps are the reference's and pass (report: the counts)
+
+
+def test_an_unbounded_step_is_cancelled_with_its_job(flink_cluster, tmp_path):
+    from flinklab.cluster.base import resolve_rest_url
+    from flinklab.flink.tls import cluster_rest
+
+    result = grade(flink_cluster, "unbounded", tmp_path, step_timeout=15)
+    latest = next(s for s in result.steps if s.step == "latest")
+    assert latest.status == "timed out" and "did not finish in 15 s" in latest.error
+    failed = [c for c in result.failures if c.step == "latest"]
+    assert failed and all("did not finish in 15 s" in c.message and "never ends" in c.hint for c in failed)
+    assert {s.status for s in result.steps if s.step != "latest"} == {"ok"}  # the other steps still ran
+    rest = cluster_rest(resolve_rest_url(flink_cluster), flink_cluster.state_dir)
+    deadline = time.monotonic() + 20
+    while True:  # the cancel is asynchronous in Flink: the job leaves RUNNING within seconds
+        running = [j for j in rest.get("/jobs/overview")["jobs"] if j["state"] in ("RUNNING", "CREATED")]
+        if not running or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert running == []
+
+
+def test_reading_files_jars_and_udfs_are_refused(flink_cluster, tmp_path):
+    result = grade(flink_cluster, "attack", tmp_path)
+    by_step = {s.step: s for s in result.steps}
+    assert by_step["unshipped"].status == "refused" and "/etc/passwd" in by_step["unshipped"].error
+    assert by_step["regular"].status == "refused" and "ADD JAR" in by_step["regular"].error
+    assert by_step["temporal"].status == "refused" and "user-defined function" in by_step["temporal"].error
+    text = json.dumps([c.__dict__ for c in result.checks])
+    assert "root:x:0:0" not in text  # nothing of the file reached the feedback
+    assert by_step["count"].status == "ok" and result.gradable
