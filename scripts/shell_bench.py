@@ -54,7 +54,7 @@ def _median(times: list[float]) -> float:
 
 def start_to_prompt(env: dict[str, str], runs: int = 5) -> float:
     """Median seconds from spawning the shell to its prompt on the screen."""
-    from shell_term import Term
+    from helpers.shell_term import Term
 
     times = []
     for _ in range(runs + 1):
@@ -97,7 +97,7 @@ def completion_times(url: str, rounds: int = 200) -> list[float]:
 
 def shell_query(env: dict[str, str], ddl: Path, runs: int = 3) -> float:
     """Median seconds from Enter to the prompt back for QUERY typed in the shell (tableau)."""
-    from shell_term import Term
+    from helpers.shell_term import Term
 
     term = Term(["-i", str(ddl), "-hist", os.devnull, "-D", "sql-client.execution.result-mode=tableau",
                  "-D", "execution.runtime-mode=batch"], env)

@@ -57,7 +57,7 @@ def svg(screen: object) -> str:
 
 
 def main() -> int:
-    from shell_term import Term
+    from helpers.shell_term import Term
 
     from flinklab.settings import Settings
 

@@ -5,7 +5,7 @@
   own temporary dirs; every discovered lab's CSVs are in its data dir. Live tests take `flink_cluster` (a Settings).
   `flink_cluster` also runs flinklab's SQL gateway process for it, as `flink-up` does.
 - `sql_client`: a client of that gateway (no JVM in the test process).
-- `wait_for_warm_up(settings)`: until the warm-ups `flink-up` starts in its gateway have ended.
+- `helpers.env.wait_for_warm_up(settings)`: until the warm-ups `flink-up` starts in its gateway have ended.
 - `in_process_service`: a gateway service (no HTTP) on this test process's JVM, for the module, on that cluster.
 - `stranger`: a second Unix user for the module (root only; tests/second_user.py runs code as it).
 """
@@ -14,49 +14,24 @@ from __future__ import annotations
 
 import os
 import pwd
-import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import env
+from helpers.env import free_port, make_settings, wait_for_warm_up
 
 from flinklab.settings import Settings
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def make_settings(root: Path, **overrides: object) -> Settings:
-    for sub in ("workspace", "data", "state"):
-        (root / sub).mkdir(parents=True, exist_ok=True)
-    env = {"HOME": str(root / "home")}
-    return Settings.from_env(
-        env,
-        workspace_root=root / "workspace",
-        data_dir=root / "data",
-        state_dir=root / "state",
-        # shared by the tests of a session (under pytest's temp base): the SQL gateway's class-data archive
-        # (flinklab/gateway/cds.py) is dumped once, by the first gateway that stops; never the user's ~/.cache
-        **{"cache_dir": SESSION_CACHE or root / "cache", **overrides},
-    )
-
-
-#: the session's cache dir (set by `_session_cache` as the session starts)
-SESSION_CACHE: Path | None = None
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _session_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """The session's cache dir, for make_settings and (FLINKLAB_CACHE_DIR) for every console script and gateway
     a test starts with this process's environment: never the user's ~/.cache."""
-    global SESSION_CACHE
-    SESSION_CACHE = tmp_path_factory.getbasetemp() / "flinklab-cache"
+    env.SESSION_CACHE = tmp_path_factory.getbasetemp() / "flinklab-cache"
     saved = os.environ.get("FLINKLAB_CACHE_DIR")
-    os.environ["FLINKLAB_CACHE_DIR"] = str(SESSION_CACHE)
+    os.environ["FLINKLAB_CACHE_DIR"] = str(env.SESSION_CACHE)
     try:
         yield
     finally:
@@ -64,20 +39,6 @@ def _session_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
             os.environ.pop("FLINKLAB_CACHE_DIR", None)
         else:
             os.environ["FLINKLAB_CACHE_DIR"] = saved
-
-
-def settings_env(settings: Settings) -> dict[str, str]:
-    """This process's environment pointed at `settings`' dirs and ports, for the console scripts it runs."""
-    env = dict(os.environ)
-    env.update(
-        FLINKLAB_STATE_DIR=str(settings.state_dir),
-        FLINKLAB_REST_PORT=str(settings.rest_port),
-        FLINKLAB_GATEWAY_PORT=str(settings.gateway_port),
-        FLINKLAB_WORKSPACE=str(settings.workspace_root),
-        FLINKLAB_DATA_DIR=str(settings.data_dir),
-        FLINKLAB_CACHE_DIR=str(settings.cache_dir),
-    )
-    return env
 
 
 @pytest.fixture
@@ -105,25 +66,6 @@ def flink_cluster(live_settings: Settings):
         yield live_settings
     finally:
         bring_down(live_settings)
-
-
-def wait_for_warm_up(settings: Settings, timeout: float = 300.0) -> dict:
-    """Until the gateway's warm-ups (flinklab/gateway/warmup.py) that flink-up started have ended; their state."""
-    import time
-
-    from flinklab.access import read_token
-    from flinklab.sqlclient.protocol import GatewayClient
-
-    client = GatewayClient(settings.gateway_url, token=lambda: read_token(settings.state_dir))
-    deadline = time.monotonic() + timeout
-    try:
-        while True:
-            state = client.warm_up(start=False)
-            if "running" not in (state["state"], state["planner"]["state"]) or time.monotonic() > deadline:
-                return state
-            time.sleep(0.2)
-    finally:
-        client.close()
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))  # tests/, for labtools
 
-from labtools import capture_lab  # noqa: E402
+from helpers.labtools import capture_lab  # noqa: E402
 
 from flinklab.labs.joins import LAB  # noqa: E402
 

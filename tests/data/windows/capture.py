@@ -17,7 +17,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))  # tests/, for labtools
 
-from labtools import capture_lab, run_with_sql, save_outputs  # noqa: E402
+from helpers.labtools import capture_lab, run_with_sql, save_outputs  # noqa: E402
 
 from flinklab.course.fixtures_io import render_csv  # noqa: E402
 from flinklab.course.runner import run_lab  # noqa: E402
