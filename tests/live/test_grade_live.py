@@ -7,7 +7,7 @@ import json
 import time
 
 import pytest
-from grade_class import DATA, submission
+from helpers.grade_class import DATA, submission
 
 from flinklab.course.registry import get_lab
 from flinklab.usecases.grade import grade_submission

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from flinklab.course.registry import get_lab
 
-DATA = Path(__file__).parent / "data" / "joins"
+DATA = Path(__file__).parent.parent / "data" / "joins"
 
 #: a query over a source without end: the grader must cancel it
 UNBOUNDED_SQL = """SET 'sql-client.execution.result-mode' = 'tableau';
