@@ -152,7 +152,7 @@ def test_codegrade_points_line():
     last = text.rstrip("\n").splitlines()[-1]
     found = CODEGRADE_FLOAT.match(last)
     assert found and float(found.group(1)) == pytest.approx(7 / 22, abs=1e-4)
-    assert "FAIL interval: rows" in text and "hint: BETWEEN includes" in text
+    assert "FAIL [interval] interval: rows" in text and "hint: BETWEEN includes" in text
     assert render_result(not_graded(), "codegrade").decode().rstrip().splitlines()[-1] == "0.0000"
 
 
@@ -166,8 +166,7 @@ def test_each_format_reads_back(tmp_path, fmt):
     interval = next(c for c in back.checks if c.name.startswith("interval"))
     assert not interval.passed and interval.hint == "BETWEEN includes both ends: use < for 2 h"
     assert interval.message == "expected 41 rows, found 43"
-    if fmt != "codegrade":  # its lines carry no step
-        assert interval.step == "interval"
+    assert interval.step == "interval"
     write_result(not_graded(), fmt, path)
     assert read_result(path).gradable is False
 

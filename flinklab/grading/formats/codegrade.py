@@ -11,7 +11,8 @@ def codegrade(result: GradeResult) -> str:
     lines: list[str] = []
     for check in result.checks:
         verdict = "PASS" if check.passed else "FAIL"
-        lines.append(f"{verdict} {check.name} ({check.score:g}/{check.points:g})")
+        step = f"[{check.step}] " if check.step else ""
+        lines.append(f"{verdict} {step}{check.name} ({check.score:g}/{check.points:g})")
         if not check.passed:
             lines.extend(f"    {line}" for line in feedback(check).splitlines())
     lines.append(result.summary())

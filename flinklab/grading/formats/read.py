@@ -13,7 +13,7 @@ from flinklab.grading.formats.flinklab_json import FORMAT_TAG
 from flinklab.grading.formats.model import GradeResult, StepOutcome, split_feedback
 
 _LIMIT = 16 << 20  # a results file is small; a huge one is not ours
-_CHECK_LINE = re.compile(r"^(PASS|FAIL) (.*) \(([-\d.e+]+)/([-\d.e+]+)\)$")
+_CHECK_LINE = re.compile(r"^(PASS|FAIL) (?:\[([^\]]*)\] )?(.*) \(([-\d.e+]+)/([-\d.e+]+)\)$")
 
 
 def read_result(path: Path) -> GradeResult:
@@ -156,8 +156,8 @@ def _codegrade(text: str, path: Path) -> GradeResult:
         found = _CHECK_LINE.match(line)
         if found:
             close()
-            checks.append(CheckResult(name=found.group(2), points=float(found.group(4)),
-                                      passed=found.group(1) == "PASS"))
+            checks.append(CheckResult(name=found.group(3), points=float(found.group(5)),
+                                      passed=found.group(1) == "PASS", step=found.group(2) or ""))
         elif line.startswith("    "):
             detail.append(line[4:])
     close()
