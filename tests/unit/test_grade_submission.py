@@ -70,3 +70,29 @@ def test_an_unreadable_submission_is_not_gradable(tmp_path):
     finally:
         sub.chmod(0o755)
     assert not result.gradable
+
+
+def test_the_cli_writes_not_gradable_and_exits_2(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from flinklab.cli.app import app
+
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    results = tmp_path / "out" / "results.json"
+    outcome = CliRunner().invoke(app, ["grade", "joins", str(sub), "--format", "prairielearn",
+                                       "--results", str(results)])
+    assert outcome.exit_code == 2, outcome.output
+    data = json.loads(results.read_text())
+    assert data["gradable"] is False and "none of the joins lab's SQL files" in data["message"]
+
+
+def test_the_cli_refuses_a_bad_format_in_one_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from flinklab.cli.app import app
+
+    outcome = CliRunner().invoke(app, ["grade", "joins", str(tmp_path), "--format", "moodle"])
+    assert outcome.exit_code == 2 and "Unknown --format 'moodle'" in outcome.output
