@@ -128,3 +128,32 @@ def test_the_image_runs_as_grader_without_network(docker_client, grader_image):
                                        network_mode="none", remove=True).decode()
     uid, *interfaces = out.split()
     assert uid == "9998" and interfaces == ["lo"]
+
+
+def test_the_course_workflow_runs_here(docker_client, grader_image, tmp_path):
+    """The commands of `new-course`'s CI workflow, run here as the CI runs them, on a learner's repository whose
+    SQL is the reference: the grader image prints full points."""
+    import re
+    import subprocess
+
+    import yaml
+    from helpers.grade_class import reference
+
+    from flinklab.course.registry import get_lab
+    from flinklab.usecases.newcourse import WORKFLOW, write_course
+
+    course = tmp_path / "course"
+    write_course(course, get_lab("joins"), image=grader_image)
+    reference(course)  # the learner wrote the lab's SQL
+    job = yaml.safe_load((course / WORKFLOW).read_text())["jobs"]["grade"]
+    env = {**os.environ, **{k: str(v) for k, v in job["env"].items()}}
+    printed = ""
+    for step in job["steps"]:
+        if "run" not in step:
+            continue  # actions/checkout: the repository is here already
+        done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=course, env=env, capture_output=True, text=True,
+                              timeout=900, check=False)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        printed += done.stdout
+    points = re.search(r"^points: ([\d.]+)/([\d.]+)$", printed, re.MULTILINE)
+    assert points and float(points.group(1)) == float(points.group(2)) > 0, printed[-2000:]
