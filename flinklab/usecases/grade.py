@@ -131,9 +131,10 @@ def grading_cluster(settings: Settings, lab: Lab, rest_url: str | None, say: Cal
             rest_url = url
         else:
             with _booted_cluster(settings, lab, say, scratch) as booted:
-                from flinklab.environment.client import SqlClient
-
-                yield booted, lambda: SqlClient(booted)
+                # its SQL gateway runs in this process: no gateway process, and no wait for the warm-up jobs
+                # flink-up runs for a learner's first query
+                with _embedded_gateway(booted, booted.rest_url, say) as factory:
+                    yield booted, factory
             return
     with _embedded_gateway(settings, rest_url, say) as factory:
         yield dataclasses.replace(settings, remote_url=rest_url, backend="remote"), factory
@@ -165,7 +166,7 @@ def _booted_cluster(settings: Settings, lab: Lab, say: Callable[[str], None], sc
         rest_port=free_port(settings.bind_host), gateway_port=free_port(settings.bind_host))
     say("no cluster is running: starting a local one for this grading")
     try:
-        bring_up(booted, say, data_files=lab_data_files())
+        bring_up(booted, say, data_files=lab_data_files(), with_gateway=False)
         yield booted
     finally:
         with contextlib.suppress(FlinklabError):

@@ -14,6 +14,10 @@ if [ "$(id -u)" = 0 ]; then
   done
   exec setpriv --reuid=grader --regid=grader --init-groups env HOME=/home/grader "$0" "$@"
 fi
+# Under `--network none` the container's host name resolves nowhere, and Flink's TaskManager names itself after
+# it: every JVM reads a hosts file naming it (jdk.net.hosts.file), as /etc/hosts would on a network.
+printf '127.0.0.1 localhost %s\n::1 localhost\n' "$(hostname)" > "$HOME/.hosts"
+export JAVA_TOOL_OPTIONS="-Djdk.net.hosts.file=$HOME/.hosts${JAVA_TOOL_OPTIONS:+ $JAVA_TOOL_OPTIONS}"
 layout=""
 if [ -d /grade/student ]; then
   layout=prairielearn
