@@ -44,12 +44,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from flinklab.course.data import lab_data_files
 from flinklab.course.registry import get_lab
-from flinklab.course.runner import run_lab
 from flinklab.environment.lifecycle import bring_down, bring_up
 from flinklab.environment.select import backend_for
 from flinklab.settings import Settings
+from flinklab.usecases.provision import lab_data_files
+from flinklab.usecases.run import run_lab
 
 
 def free_port() -> int:
@@ -262,10 +262,10 @@ def _joins_workspace(workspace: Path, data_dir: Path, scale: int, faithful: bool
     of latest.out."""
     import json
 
-    from flinklab.course.fixtures_io import write_fixtures
     from flinklab.course.registry import get_lab
     from flinklab.labs.joins import reference as ref
     from flinklab.labs.joins.fixtures import fmt
+    from flinklab.usecases.fixtures import write_fixtures
 
     write_fixtures(get_lab("joins"), data_dir, scale=scale)
     data = ref.load(data_dir)
@@ -319,8 +319,8 @@ def _read_all(paths: list[Path]) -> None:
 def bench_grader(root: Path, scales: list[int]) -> None:
     """`flinklab check joins` at each scale (grading in this process, then the whole command), next to the floor:
     reading the same files."""
-    from flinklab.course.grader import grade_lab
     from flinklab.course.registry import get_lab
+    from flinklab.usecases.check import grade_lab
 
     section("grader (joins, synthetic outputs from the reference)")
     lab = get_lab("joins")

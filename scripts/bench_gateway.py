@@ -18,12 +18,12 @@ from pathlib import Path
 from bench_cluster import env_of
 
 from flinklab.cluster.base import resolve_rest_url
-from flinklab.course.grader import grade_lab
 from flinklab.course.registry import get_lab
-from flinklab.course.runner import run_lab
 from flinklab.environment.client import SqlClient
 from flinklab.flink.rest import FlinkRest
 from flinklab.settings import Settings
+from flinklab.usecases.check import grade_lab
+from flinklab.usecases.run import run_lab
 
 Row = Callable[[str, str], None]
 

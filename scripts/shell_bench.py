@@ -149,15 +149,15 @@ def view_refresh_cost(rows: int = 10_000, rounds: int = 20) -> tuple[float, floa
     from prompt_toolkit.output import DummyOutput
 
     from flinklab.sqlclient import tableau
-    from flinklab.sqlclient.shell.executor import QueryResult
-    from flinklab.sqlclient.shell.fold import TableFold
-    from flinklab.sqlclient.shell.views.view import ResultView
+    from flinklab.sqlclient.shell.result import QueryResult
+    from flinklab.sqlclient.shell.views.screen import ViewScreen
+    from flinklab.sqlclient.shell.views.table import TableResultView
 
-    fold = TableFold()
+    result = QueryResult([tableau.ColumnType("k", "BIGINT"), tableau.ColumnType("v", "BIGINT")], ["BIGINT"] * 2, 30)
+    fold = result.table
     fold.apply([("+I", [str(k), "0"]) for k in range(rows)])
-    result = QueryResult([tableau.ColumnType("k", "BIGINT"), tableau.ColumnType("v", "BIGINT")], ["BIGINT"] * 2,
-                         fold, 30)
-    view = ResultView(result, changelog=False, output=DummyOutput(), input=DummyInput())
+    screen = ViewScreen(result, TableResultView, output=DummyOutput(), input=DummyInput())
+    view = screen.view
     stop = threading.Event()
 
     def churn() -> None:
@@ -174,7 +174,7 @@ def view_refresh_cost(rows: int = 10_000, rounds: int = 20) -> tuple[float, floa
         for _ in range(rounds):
             t0 = time.perf_counter()
             view.refresh()
-            view.fragments()
+            screen.fragments()
             costs.append(time.perf_counter() - t0)
             time.sleep(0.05)
     finally:
@@ -185,9 +185,9 @@ def view_refresh_cost(rows: int = 10_000, rounds: int = 20) -> tuple[float, floa
 
 def bench_shell(root: Path, figure: Figure = _print_figure, section: Callable[[str], None] = print) -> None:
     """Bring up a cluster of its own under `root`, print the shell's figures, bring it down."""
-    from flinklab.course.data import lab_data_files
     from flinklab.environment.lifecycle import bring_down, bring_up
     from flinklab.settings import Settings
+    from flinklab.usecases.provision import lab_data_files
 
     section("The interactive shell (issue 19)")
     base = root / "shell"

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""A screenshot of the shell's table view for the README, taken from a real run: the shell on a pseudo-terminal
+"""Screenshots of the shell's result views for docs/shell.md, taken from a real run: the shell on a pseudo-terminal
 against the running cluster (the FLINKLAB_* environment), the joins lab's tables from its ddl.sql, the screen as
 a VT100 emulator (pyte) holds it, written as SVG text (each cell where the terminal drew it, reverse video, bold
 and underline kept). Nothing is drawn by hand.
 
-    .venv/bin/python scripts/shell_screenshot.py docs/shell-table-view.svg
+    .venv/bin/python scripts/shell_screenshot.py docs/shell-table-view.svg            # the table view
+    .venv/bin/python scripts/shell_screenshot.py docs/shell-changelog-view.svg changelog  # after T: its changelog
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 QUERY = ("SELECT o.order_id, o.user_id, u.tier, o.currency, o.amount, o.order_time FROM orders AS o "
          "JOIN users AS u ON o.user_id = u.user_id;")
+#: the changelog screenshot: a streaming aggregate, whose changelog holds updates (-U/+U)
+UPDATING_QUERY = "SELECT currency, COUNT(*) AS orders, SUM(amount) AS total FROM orders GROUP BY currency;"
 ROWS, COLS = 24, 100
 CELL_W, CELL_H = 8.4, 17
 
@@ -62,18 +65,25 @@ def main() -> int:
     from flinklab.settings import Settings
 
     target = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/shell-table-view.svg")
+    view = sys.argv[2] if len(sys.argv) > 2 else "table"
     settings = Settings.from_env()
-    ddl = (ROOT / "sql" / "joins" / "ddl.sql").read_text().replace("/opt/lab/fixtures/data", str(settings.data_dir))
+    source = next(p for p in (ROOT / "sql" / "joins" / "ddl.sql", ROOT / "flinklab" / "labs" / "joins" / "sql" /
+                              "ddl.sql") if p.exists())
+    ddl = source.read_text().replace("/opt/lab/fixtures/data", str(settings.data_dir))
     with tempfile.TemporaryDirectory() as tmp:
         init = Path(tmp) / "ddl.sql"
         init.write_text(ddl)
-        term = Term(["-i", str(init), "-hist", os.devnull, "-D", "execution.runtime-mode=batch",
+        mode = "streaming" if view == "changelog" else "batch"
+        term = Term(["-i", str(init), "-hist", os.devnull, "-D", f"execution.runtime-mode={mode}",
                      "-D", "table.display.max-column-width=12"], dict(os.environ),
                     rows=ROWS, cols=COLS)
         try:
             term.wait_prompt()
-            term.type_line(QUERY)
+            term.type_line(UPDATING_QUERY if view == "changelog" else QUERY)
             term.wait_for("Table program finished.")
+            if view == "changelog":
+                term.send("t")  # the same result as its changelog, nothing run again
+                term.wait_for("SQL Query Result (Changelog)")
             term.send("s")
             term.send("s")  # the second row selected, as a learner about to open it
             term.settle()

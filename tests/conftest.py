@@ -57,8 +57,8 @@ def live_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 def flink_cluster(live_settings: Settings):
     """A real local Flink session cluster and its SQL gateway for the whole test session, as `flink-up` starts
     them (every discovered lab's CSVs provisioned into its data dir)."""
-    from flinklab.course.data import lab_data_files
     from flinklab.environment.lifecycle import bring_down, bring_up
+    from flinklab.usecases.provision import lab_data_files
 
     try:
         bring_up(live_settings, data_files=lab_data_files())

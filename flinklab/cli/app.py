@@ -10,8 +10,8 @@ from __future__ import annotations
 import functools
 import importlib
 import sys
-from collections.abc import Sequence
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import typer
 from rich.console import Console

@@ -20,8 +20,8 @@ from flinklab.errors import ExitStatus, UsageError
 
 if TYPE_CHECKING:  # the cluster's modules load when a command runs: `flinklab --help` needs none of them
     from flinklab.cluster.base import ClusterStatus, UpResult
-    from flinklab.course.data import LabWorkspace
     from flinklab.environment.lifecycle import DownResult
+    from flinklab.usecases.provision import LabWorkspace
 
 # typer reads the parameter annotations at run time: typing.Optional keeps the commands working on Python 3.9.
 # Numbers are taken as text and checked here, so a bad value is one line + exit 2 like every other user error
@@ -74,9 +74,9 @@ def up(
     )
     if rest_url and settings.backend not in ("auto", "remote"):
         raise UsageError(f"--rest-url is for --backend remote, not --backend {settings.backend}.")
-    from flinklab.course.data import lab_data_files, lab_workspaces
     from flinklab.environment.lifecycle import bring_up
     from flinklab.flink.waits import ClusterStartError
+    from flinklab.usecases.provision import lab_data_files, lab_workspaces
 
     workspaces = lab_workspaces(settings)  # before the cluster: a docker backend mounts the workspace root
 

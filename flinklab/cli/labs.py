@@ -1,6 +1,6 @@
 """Lab commands: `flinklab run`, `flinklab check`, `flinklab fixtures generate`, `flinklab labs`.
 
-Thin: parse options, call the library (labs.runner, grading.grader, labs.fixtures_io), render. Each command imports
+Thin: parse options, call one use case (flinklab.usecases: run, check, fixtures, newlab), render. Each command imports
 what it needs when it runs, so `flinklab check` starts without the runner, the cluster code or Docker.
 """
 # typer reads these annotations at runtime, and Python 3.9 cannot evaluate `X | None` there.
@@ -16,9 +16,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from flinklab.cli.app import app, command, console, print_error, settings_from
-from flinklab.course.lab import Lab
 from flinklab.course.registry import available_labs, get_lab, load_labs
-from flinklab.errors import ExitStatus, NoClusterError, UsageError
+from flinklab.errors import ExitStatus
+from flinklab.lab_api import Lab
 from flinklab.settings import Settings
 
 fixtures_app = typer.Typer(help="The labs' generated data.", no_args_is_help=True)
@@ -28,16 +28,6 @@ WORKSPACE_HELP = "Workspace root (the lab's files are in ROOT/LAB); default $FLI
 OUTPUT_HELP = ("Never a file of the lab (report.json, an output, a SQL file, a plan: refused); another existing file "
                "is first copied to FILE.bak-TIMESTAMP unless it is an earlier grading result.")
 DATA_DIR_HELP = "Where the lab's CSVs are; default $FLINKLAB_DATA_DIR or /opt/lab/fixtures/data."
-
-
-def _require_cluster(settings: Settings) -> None:
-    """NoClusterError (one line, exit 2) when no Flink cluster answers where `flink-up` left it."""
-    from flinklab.cluster.base import resolve_rest_url
-    from flinklab.flink.tls import cluster_rest
-
-    rest_url = resolve_rest_url(settings)
-    if not cluster_rest(rest_url, settings.state_dir, 3).is_up():
-        raise NoClusterError(rest_url)
 
 
 @command("run")
@@ -55,28 +45,13 @@ def run_command(
 ) -> None:
     """Run a lab's steps like `sql-client.sh -i ddl.sql -f STEP.sql > STEP.out`, then write report.json."""
     from flinklab.cli.run_view import LiveProgress, render_run
-    from flinklab.course.runner import run_lab, select_steps, skip_reasons
+    from flinklab.usecases.run import run_planned
+    from flinklab.usecases.run_plan import prepare_run
 
     settings = settings_from(workspace_root=workspace, data_dir=data_dir, run_parallel=parallel)
-    the_lab = get_lab(lab)
-    steps = select_steps(the_lab, only)
-    where = settings.workspace(the_lab.name)
-    if not solution and not where.is_dir():
-        raise UsageError(
-            f"No workspace for {the_lab.name!r} at {where}.",
-            f"Write your SQL files there, or run the reference: `flinklab run {the_lab.name} --solution`.",
-        )
-    if not solution:
-        skipped, missing = skip_reasons(the_lab, steps, where)
-        if len(skipped) == len(steps):  # nothing could run: say which files, before asking for a cluster
-            raise UsageError(
-                f"Nothing to run in {where}: {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing.",
-                f"Write them (see `flinklab labs {the_lab.name}`), or run the reference: "
-                f"`flinklab run {the_lab.name} --solution`.",
-            )
-    _require_cluster(settings)  # after the inputs are checked, before anything is installed or written
-    with LiveProgress(settings, steps) as progress:
-        run = run_lab(settings, the_lab, solution=solution, only=only, progress=progress)
+    plan = prepare_run(settings, get_lab(lab), solution=solution, only=only, strict=True)
+    with LiveProgress(settings, plan.steps) as progress:
+        run = run_planned(settings, plan, progress=progress)
     render_run(run, settings)
     raise typer.Exit(int(ExitStatus.SUCCESS if run.ok else ExitStatus.FAILURE))
 
@@ -98,8 +73,8 @@ def check_command(
     data_dir: Annotated[Optional[Path], typer.Option("--data-dir", help=DATA_DIR_HELP)] = None,
 ) -> None:
     """Grade the saved work (never asks the cluster). Exit 0 all pass, 1 a check failed, 2 could not grade."""
-    from flinklab.course.grader import grade_lab, grading_context, lab_files
     from flinklab.grading.render import refuse_lab_files, render_report, write_json, write_junit
+    from flinklab.usecases.check import grade_lab, grading_context, lab_files
 
     settings = settings_from(workspace_root=workspace, data_dir=data_dir)
     the_lab = get_lab(lab)
@@ -132,11 +107,12 @@ def fixtures_generate(
     out: Annotated[
         Optional[Path], typer.Option("--out", help=(
             "Output dir. Default: each lab's own data folder inside its installed package (LAB/data/, package "
-            "data), which is what `flink-up` provisions into the data dir; in a checkout, the committed CSVs."))
+            "data), which is what `flink-up` provisions into the data dir; in a checkout, the committed CSVs "
+            "(fixtures/LAB/)."))
     ] = None,
 ) -> None:
     """Write the labs' CSVs (deterministic for a seed and scale)."""
-    from flinklab.course.fixtures_io import write_fixtures
+    from flinklab.usecases.fixtures import write_fixtures
 
     for name in labs or available_labs():
         the_lab = get_lab(name)
@@ -214,7 +190,7 @@ def new_lab_command(
                                                    "(default: the current directory).")] = None,
 ) -> None:
     """Write the skeleton of a new lab as its own package (a working one-step lab; README "Writing a lab")."""
-    from flinklab.course.newlab import write_skeleton
+    from flinklab.usecases.newlab import write_skeleton
 
     root = write_skeleton(name, parent if parent is not None else Path.cwd())
     console.print(f"Wrote {root}", soft_wrap=True)

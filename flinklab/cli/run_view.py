@@ -14,10 +14,10 @@ from rich.table import Table
 
 from flinklab.cli.app import console
 from flinklab.cluster.base import resolve_rest_url
-from flinklab.course.lab import Step
-from flinklab.course.runner import LabRun, RunProgress, StepRun
+from flinklab.lab_api import Step
 from flinklab.settings import Settings
 from flinklab.text import first_line
+from flinklab.usecases.run import LabRun, RunProgress, StepRun
 
 
 def job_link(rest_url: str, job_id: str, finished: bool = True) -> str:

@@ -1,3 +1,3 @@
-"""The lab API and its machinery: Lab/Step (lab), discovery through entry points (registry), the runner, the
-reference solution's install, the generated data (fixtures_io), the lab data files (data), grading orchestration
-(grader) and the HTML report. Knows no lab by name."""
+"""The course: what flinklab knows about labs in general, below the use cases and above the lab API. Discovery
+through entry points (registry), the lab texts' paths on this machine (textpaths), a lab's guide (guide) and the
+HTML report of a grading (html_report). Knows no lab by name; the lab contract itself is flinklab.lab_api."""

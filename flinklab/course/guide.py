@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from flinklab.course.lab import Lab
-from flinklab.course.solution import TEXT_DATA_DIR, TEXT_WORKSPACE_ROOT
+from flinklab.course.textpaths import TEXT_DATA_DIR, TEXT_WORKSPACE_ROOT
 from flinklab.errors import UsageError
+from flinklab.lab_api import Lab
 from flinklab.settings import DEFAULT_REST_PORT, Settings
 
 #: the Web UI address a guide writes (what `flink-up` serves with the default settings)

@@ -14,10 +14,10 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from flinklab.course.lab import Lab
 from flinklab.errors import FlinklabError, UsageError
-from flinklab.grading.checks import CheckResult, GradeReport
 from flinklab.grading.context import GradingContext
+from flinklab.grading.results import CheckResult, GradeReport
+from flinklab.lab_api import Lab
 from flinklab.pictures.picture import Picture
 
 

@@ -10,12 +10,11 @@ one line naming it; the other labs keep working.
 
 from __future__ import annotations
 
-import sys
 from functools import cache
 from importlib import metadata
 
-from flinklab.course.lab import Lab
 from flinklab.errors import UsageError
+from flinklab.lab_api import Lab
 
 GROUP = "flinklab.labs"
 
@@ -25,10 +24,7 @@ class BadLabError(UsageError):
 
 
 def _entry_points() -> dict[str, metadata.EntryPoint]:
-    if sys.version_info >= (3, 10):
-        found = metadata.entry_points(group=GROUP)
-    else:  # pragma: no cover - Python 3.9's entry_points() is a dict of groups
-        found = metadata.entry_points().get(GROUP, [])
+    found = metadata.entry_points(group=GROUP)
     # The first of two distributions registering one name wins (an editable install seen twice is one lab).
     points: dict[str, metadata.EntryPoint] = {}
     for point in found:

@@ -44,7 +44,7 @@ def final_rows(table: ResultTable) -> list[dict[str, str | None]]:
     # of its alive sequence numbers, so a retraction finds the most recent equal row without a scan.
     alive: dict[int, tuple] = {}
     positions: dict[tuple, list[int]] = {}
-    for seq, (op, row) in enumerate(zip(table.ops, table.rows)):
+    for seq, (op, row) in enumerate(zip(table.ops, table.rows, strict=False)):
         values = tuple(row)
         if op in _ADD:
             alive[seq] = values
@@ -53,7 +53,7 @@ def final_rows(table: ResultTable) -> list[dict[str, str | None]]:
             stack = positions.get(values)
             if stack:  # a retraction of a row never seen is ignored
                 del alive[stack.pop()]
-    return [dict(zip(table.columns, values)) for values in alive.values()]
+    return [dict(zip(table.columns, values, strict=False)) for values in alive.values()]
 
 
 def fold_by_key(table: ResultTable, key: Sequence[str]) -> dict[tuple, dict[str, str | None]]:
@@ -67,11 +67,11 @@ def fold_by_key(table: ResultTable, key: Sequence[str]) -> dict[tuple, dict[str,
     pick = itemgetter(*index)
     single = len(index) == 1
     last: dict[tuple, list] = {}  # rows, not dicts: only the survivors become dicts
-    for op, row in zip(_ops(table), table.rows):
+    for op, row in zip(_ops(table), table.rows, strict=False):
         k = (pick(row),) if single else pick(row)
         if op in _ADD:
             last.pop(k, None)  # re-insert so dict order = order of the last update
             last[k] = row
         elif op == "-D":
             last.pop(k, None)
-    return {k: dict(zip(table.columns, row)) for k, row in last.items()}
+    return {k: dict(zip(table.columns, row, strict=False)) for k, row in last.items()}

@@ -12,11 +12,11 @@ from typing import Any
 
 from flinklab.errors import FlinklabError
 from flinklab.grading.changelog import final_rows, fold_by_key
-from flinklab.grading.checks import CheckResult, failed, passed
 from flinklab.grading.context import GradingContext
 from flinklab.grading.outputs import StepChecks, error_line, format_number, hint_for_error, read_step, run_hint
 from flinklab.grading.parse import ResultTable
 from flinklab.grading.report_checks import report_field_checks
+from flinklab.grading.results import CheckResult, failed, passed
 from flinklab.grading.spec import (
     Changelog,
     Check,

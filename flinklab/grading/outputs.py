@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from flinklab.grading.checks import CheckResult, failed
 from flinklab.grading.files import MAX_OUTPUT_BYTES, FileReadError, MissingFileError, read_text
 from flinklab.grading.parse import ParsedOutput, ResultTable, parse_output
+from flinklab.grading.results import CheckResult, failed
 from flinklab.grading.values import as_decimal, clip
 
 #: How much of an error's reason a message quotes.

@@ -55,7 +55,7 @@ class ResultTable:
 
     def records(self) -> list[dict[str, str | None]]:
         """Rows as dicts keyed by column name (ops not included)."""
-        return [dict(zip(self.columns, row)) for row in self.rows]
+        return [dict(zip(self.columns, row, strict=False)) for row in self.rows]
 
     def ops_seen(self) -> set[str]:
         return set(self.ops or ())

@@ -34,9 +34,6 @@ class Plan:
     edges: list[dict[str, Any]] = field(default_factory=list)
     flink_version: str = ""
 
-    def node_types(self) -> list[str]:
-        return [str(node.get("type", "")) for node in self.nodes]
-
     def nodes_of_type(self, substring: str) -> list[dict[str, Any]]:
         """Nodes whose type contains `substring` (e.g. "interval-join" or "stream-exec-join_")."""
         return [node for node in self.nodes if substring in str(node.get("type", ""))]

@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from flinklab.errors import UsageError
-from flinklab.grading.checks import CheckResult, GradeReport
+from flinklab.grading.results import CheckResult, GradeReport
 
 
 def _points(value: float) -> str:

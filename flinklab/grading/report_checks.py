@@ -11,10 +11,10 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from flinklab.grading.checks import CheckResult, failed, passed
 from flinklab.grading.context import GradingContext
 from flinklab.grading.files import MAX_JSON_BYTES, FileReadError
 from flinklab.grading.outputs import format_number
+from flinklab.grading.results import CheckResult, failed, passed
 from flinklab.grading.values import as_decimal, clip, numbers_close
 
 STEP = "report"

@@ -28,7 +28,8 @@ def added_rows(table: ResultTable) -> Rows:
     """The `| +I |` (and `+U`) rows: what `grep` counts for an append-only result (batch: every row)."""
     if table.ops is None:
         return table.records()
-    return [dict(zip(table.columns, row)) for op, row in zip(table.ops, table.rows) if op in ("+I", "+U")]
+    return [dict(zip(table.columns, row, strict=False))
+            for op, row in zip(table.ops, table.rows, strict=False) if op in ("+I", "+U")]
 
 
 @dataclass(frozen=True)

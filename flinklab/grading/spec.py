@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from flinklab.grading.outputs import ErrorHints
 
 if TYPE_CHECKING:  # the views are the engine's; the table only names them in its callables' types
-    from flinklab.grading.checks import CheckResult
     from flinklab.grading.context import GradingContext
     from flinklab.grading.engine import Compared, StepView
+    from flinklab.grading.results import CheckResult
 
 #: The reference data of a lab: whatever its `load(data_dir)` returns.
 Data = Any

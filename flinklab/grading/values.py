@@ -134,7 +134,8 @@ def cells_match(expected: Any, found: Any, tolerance: Decimal | float | str = DE
 
 
 def rows_match(expected: Row, found: Row, tolerance: Decimal | float | str = DEFAULT_TOLERANCE) -> bool:
-    return len(expected) == len(found) and all(cells_match(e, f, tolerance) for e, f in zip(expected, found))
+    return len(expected) == len(found) and all(
+        cells_match(e, f, tolerance) for e, f in zip(expected, found, strict=True))
 
 
 def clip(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
@@ -207,7 +208,7 @@ def compare_rows(
             rest_want.append((row, key))
     candidates: dict[tuple, list[int]] = {}  # shape -> indexes into rest_have
     rest_have: list[tuple] = []
-    for row, key in zip(have, have_keys):
+    for row, key in zip(have, have_keys, strict=False):
         if unmatched[key] > 0:
             unmatched[key] -= 1
             candidates.setdefault(_shape(key), []).append(len(rest_have))

@@ -24,9 +24,6 @@ from flinklab.errors import UsageError
 from flinklab.grading.plans import Plan, PlanError, StateEntry, load_plan, state_entries
 
 PASS_THROUGH = ("calc", "exchange", "watermark-assigner", "sink")
-STATE_NOTE = ("State tables are the node's `state` entries (TTL-governed state; TTL 0 ms = kept forever). Interval "
-              "and temporal joins and window operators keep rows too, cleaned by watermarks: the plan lists no "
-              "table for them.")
 
 
 @dataclass
@@ -111,7 +108,7 @@ def _keys(raw: dict[str, Any], inputs: list[list[str]]) -> str:
     right = inputs[1] if len(inputs) > 1 else []
     spec = raw.get("joinSpec") or (raw.get("intervalJoinSpec") or {}).get("joinSpec")
     if isinstance(spec, dict):
-        pairs = zip(_names(spec.get("leftKeys"), left), _names(spec.get("rightKeys"), right))
+        pairs = zip(_names(spec.get("leftKeys"), left), _names(spec.get("rightKeys"), right), strict=False)
         text = f"{spec.get('joinType', '').lower()} join on " + ", ".join(f"{a} = {b}" for a, b in pairs)
         bounds = (raw.get("intervalJoinSpec") or {}).get("windowBounds")
         if isinstance(bounds, dict):

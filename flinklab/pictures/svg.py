@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Union
 
 from flinklab.errors import UsageError
 
-Attr = Union[str, int, float, None]
+Attr = str | int | float | None
 
 FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
 MONO = "DejaVu Sans Mono, Menlo, Consolas, monospace"

@@ -154,9 +154,9 @@ def test_host_with_java_writes_no_shim(tmp_path: Path):
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory, standin_image: str, docker_client):
     from flinklab.cluster.docker import DockerBackend
-    from flinklab.course.data import lab_data_files
     from flinklab.environment import gateway
     from flinklab.environment.lifecycle import provision
+    from flinklab.usecases.provision import lab_data_files
 
     settings = docker_settings(tmp_path_factory.mktemp("client-container"), standin_image)
     backend = DockerBackend(settings)

@@ -25,12 +25,12 @@ from helpers.resttools import REFUSED_UPLOAD, upload_jar
 
 from flinklab.cluster.base import read_record
 from flinklab.cluster.docker import DockerBackend
-from flinklab.course.data import lab_data_files
 from flinklab.environment import gateway
 from flinklab.environment.lifecycle import bring_up
 from flinklab.errors import ClusterError
 from flinklab.flink.rest import FlinkRest
 from flinklab.settings import Settings
+from flinklab.usecases.provision import lab_data_files
 
 pytestmark = [pytest.mark.docker, pytest.mark.live]
 
@@ -124,9 +124,9 @@ def test_the_jobmanager_refuses_a_jar_upload(cluster):
 
 
 def test_joins_solution_passes_every_check_on_the_containers(cluster, client):
-    from flinklab.course.grader import grade_lab
     from flinklab.course.registry import get_lab
-    from flinklab.course.runner import run_lab
+    from flinklab.usecases.check import grade_lab
+    from flinklab.usecases.run import run_lab
 
     settings, _, _ = cluster
     lab = get_lab("joins")

@@ -19,8 +19,8 @@ import pytest
 from helpers.docker_fixtures import docker_client, standin_image  # noqa: F401 - fixtures
 from helpers.env import free_port
 
-from flinklab.course.data import lab_data_files
 from flinklab.flink.rest import FlinkRest, RestUnavailable
+from flinklab.usecases.provision import lab_data_files
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent  # the checkout
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from flinklab.course.lab import Lab
-from flinklab.course.runner import LabRun, run_lab
-from flinklab.course.solution import rewrite_paths
-from flinklab.grading.checks import CheckResult
+from flinklab.course.textpaths import rewrite_paths
+from flinklab.grading.results import CheckResult
+from flinklab.lab_api import Lab
 from flinklab.settings import Settings
+from flinklab.usecases.run import LabRun, run_lab
 
 
 def solve_and_snapshot(settings: Settings, lab: Lab, client, tmp_path_factory: pytest.TempPathFactory
@@ -65,7 +65,7 @@ def save_outputs(workspace: Path, target: Path, names: list[str]) -> None:
 
 
 def capture_lab(lab: Lab, here: Path, argv: list[str] | None = None, extra=None) -> None:
-    """Run the lab's reference solution and every mistake of `here/mistakes/expected.json` on a running cluster,
+    """Run the lab's reference solution and every mistake it declares (`lab.mistakes_dir`) on a running cluster,
     saving what each wrote under `here/outputs/` (solution/, mistakes/<name>/). `extra(settings, client, workspace)`
     may capture more before the client closes. The offline check tests grade these files."""
     import argparse
@@ -95,12 +95,12 @@ def capture_lab(lab: Lab, here: Path, argv: list[str] | None = None, extra=None)
             save_outputs(workspace, here / "outputs" / "solution", [*written, lab.report_file])
             snapshot = root / "snapshot"
             shutil.copytree(workspace, snapshot)  # copy2: mtimes kept
-            expected = json.loads((here / "mistakes" / "expected.json").read_text(encoding="utf-8"))
+            expected = json.loads((lab.mistakes_dir / "expected.json").read_text(encoding="utf-8"))
             for name, case in expected.items():
                 if name.startswith("_"):
                     continue
                 step = lab.step(case["step"])
-                sql = (here / "mistakes" / name).read_text(encoding="utf-8")
+                sql = (lab.mistakes_dir / name).read_text(encoding="utf-8")
                 run_with_sql(settings, lab, step.id, sql, client)
                 # the SQL the learner saved goes with its output: some checks read it (the windows TVF and Top-N ones)
                 save_outputs(workspace, here / "outputs" / "mistakes" / Path(name).stem,

@@ -363,8 +363,8 @@ def test_full_workspace_gives_a_clear_error_and_no_output_looking_complete(
 ) -> None:
     """`flinklab run` and `sql-client.sh > out` on a full workspace: one line, exit 2; the previous STEP.out is
     unchanged and no half-written file is left under a name that looks finished."""
-    from flinklab.course.solution import install_solution
     from flinklab.labs.windows import LAB
+    from flinklab.usecases.solution import install_solution
 
     bring_up(own, data_files=[])  # (already running after the tests above: a no-op)
     settings = own.with_overrides(workspace_root=full_workspace)

@@ -15,12 +15,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from flinklab.course.lab import FixtureSpec, Lab, Step
-from flinklab.course.runner import LabRun, RunProgress, run_lab, write_report
-from flinklab.course.solution import install_solution, rewrite_paths
+from flinklab.course.textpaths import rewrite_paths
 from flinklab.errors import FlinklabError, UsageError
 from flinklab.grading.files import backup_path
 from flinklab.grading.parse import parse_output
+from flinklab.lab_api import FixtureSpec, Lab, Step
+from flinklab.usecases.run import LabRun, RunProgress, run_lab
+from flinklab.usecases.run_report import write_report
+from flinklab.usecases.solution import install_solution
 
 DDL = """-- the lab texts' default paths; install rewrites them
 CREATE TABLE tiny (k STRING, v INT) WITH (
@@ -409,8 +411,8 @@ def _rerun_session(workspace: Path, session_out: Path, partial: bool = True) -> 
     rewrites session.out, then report.json is written."""
     import shutil
 
-    from flinklab.course.runner import outputs_report
     from flinklab.labs.windows import LAB as WINDOWS
+    from flinklab.usecases.run_report import outputs_report
 
     before = outputs_report(WINDOWS, workspace)
     shutil.copy(session_out, workspace / "session.out")

@@ -26,7 +26,10 @@ def _ok(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
 
 def test_the_wheel_runs_and_grades_a_lab_without_the_checkout(flink_cluster, tmp_path):
     src = tmp_path / "src"  # a copy: building in the checkout would leave build/ there
-    shutil.copytree(PROJECT / "flinklab", src / "flinklab", ignore=shutil.ignore_patterns("__pycache__"))
+    # as in the checkout: the built-in labs' sql/ and data/ are links to the top-level sql/LAB/ and fixtures/LAB/
+    shutil.copytree(PROJECT / "flinklab", src / "flinklab", symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+    for top in ("sql", "fixtures"):
+        shutil.copytree(PROJECT / top, src / top)
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(PROJECT / name, src / name)
     _ok([sys.executable, "-m", "build", "--wheel", "--outdir", str(tmp_path / "dist"), str(src)])

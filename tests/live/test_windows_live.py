@@ -1,8 +1,8 @@
-"""The windows lab end to end on a real cluster: the reference solution passes every check, and each classic mistake,
-run for real, fails exactly the checks it should, with its hint.
+"""The windows lab end to end on a real cluster, beyond the lab conformance suite (tests/live/test_lab_conformance.py:
+the reference passes, each mistake of sql/windows/mistakes/ fails exactly its checks): the reversed HOP is rejected,
+the report's values, insert-only windows, tied data.
 
-One solution run, then only the mistaken step per case (every file of tests/data/windows/mistakes/ with the checks
-expected.json says it fails); the workspace is restored from a snapshot after each.
+One solution run; the workspace is restored from a snapshot after a case that changes it.
 """
 
 from __future__ import annotations
@@ -12,21 +12,19 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers.labtools import assert_fails_exactly, restore, run_with_sql, solve_and_snapshot
+from helpers.labtools import restore, solve_and_snapshot
 
-from flinklab.course.grader import grade_lab
-from flinklab.course.runner import run_lab
 from flinklab.grading.parse import parse_output
 from flinklab.labs.windows import LAB
 from flinklab.labs.windows import reference as ref
 from flinklab.labs.windows.fixtures import FILE
 from flinklab.settings import Settings
+from flinklab.usecases.check import grade_lab
+from flinklab.usecases.run import run_lab
 
 pytestmark = pytest.mark.live
 
 DATA = Path(__file__).parent.parent / "data" / "windows"
-EXPECTED = json.loads((DATA / "mistakes" / "expected.json").read_text(encoding="utf-8"))
-LIVE_MISTAKES = sorted(name for name in EXPECTED if not name.startswith("_"))
 TOP_SHOPS = "top_shops: the 2 shops with the most revenue per 10-minute window"
 
 
@@ -39,13 +37,10 @@ def solved(flink_cluster: Settings, sql_client, tmp_path_factory: pytest.TempPat
     yield flink_cluster, snapshot
 
 
-def test_solution_passes_every_check(solved):
+def test_solution_report_has_the_reference_values(solved):
+    # that every check passes and report.json has the lab's fields is the conformance suite's; here, its values
     settings, _ = solved
-    report = grade_lab(settings, LAB)
-    assert [(r.name, r.message, r.hint) for r in report.failures] == []
-    assert report.score == report.max_score > 0
     written = json.loads((settings.workspace("windows") / "report.json").read_text(encoding="utf-8"))
-    assert list(written) == list(LAB.report_fields)
     assert written == ref.expected_report(ref.load_orders(settings.data_dir / FILE))
     assert written["orders"] == 119 and written["hop_orders_total"] == 238
 
@@ -59,19 +54,6 @@ def test_solution_windows_are_insert_only(solved):
             assert any("integral multiple of slide" in e for e in parsed.errors)
         else:
             assert parsed.table is not None and parsed.table.ops_seen() == {"+I"}, step.id
-
-
-@pytest.mark.parametrize("mistake", LIVE_MISTAKES)
-def test_mistake_fails_exactly_its_checks(solved, sql_client, mistake: str):
-    settings, snapshot = solved
-    workspace = settings.workspace("windows")
-    case = EXPECTED[mistake]
-    try:
-        run_with_sql(settings, LAB, case["step"], (DATA / "mistakes" / mistake).read_text(encoding="utf-8"),
-                     sql_client)
-        assert_fails_exactly({r.name: r for r in grade_lab(settings, LAB).failures}, case["fails"])
-    finally:
-        restore(workspace, snapshot)
 
 
 def test_report_orders_from_hop_counts(solved):

@@ -1,5 +1,5 @@
 """`flinklab check LAB` prints exactly what it printed before the restructuring (issue 16): the rendered text a learner
-sees and the --json file, on the reference outputs and on every captured mistake of tests/data/<lab>/mistakes.
+sees and the --json file, on the reference outputs and on every captured mistake of sql/<lab>/mistakes/.
 
 The goldens under tests/data/golden/ were written by this test from the code of the day (FLINKLAB_WRITE_GOLDEN=1
 rewrites them; never do that to make a failing refactoring pass: a changed verdict or message is its own commit).
@@ -28,7 +28,7 @@ WRITE = os.environ.get("FLINKLAB_WRITE_GOLDEN") == "1"
 def _cases() -> list[tuple[str, str]]:
     cases = []
     for lab in ("joins", "windows"):
-        expected = json.loads((DATA / lab / "mistakes" / "expected.json").read_text(encoding="utf-8"))
+        expected = json.loads((get_lab(lab).mistakes_dir / "expected.json").read_text(encoding="utf-8"))
         cases += [(lab, "solution"), *((lab, Path(name).stem) for name in sorted(expected) if not name.startswith("_"))]
     return [*cases, ("windows", "ties")]
 

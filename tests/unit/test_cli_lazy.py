@@ -18,7 +18,7 @@ from flinklab.cli.app import COMMAND_MODULES, COMMANDS, load_commands
 PROJECT = Path(__file__).resolve().parent.parent.parent
 # flinklab.cluster.registry is only names (Settings validates a backend name against it); the rest is heavy.
 HEAVY = ("flinklab.cluster.base", "flinklab.cluster.local", "flinklab.cluster.docker", "flinklab.flink.rest",
-         "flinklab.environment.lifecycle", "flinklab.course.runner", "flinklab.gateway", "docker", "pyflink", "py4j",
+         "flinklab.environment.lifecycle", "flinklab.usecases.run", "flinklab.gateway", "docker", "pyflink", "py4j",
          "httpx", "uvicorn", "starlette", "flinklab.cluster.image", "flinklab.pictures")
 #: What `sql-client.sh -f` (with or without `-i`) must not have imported when it sends its first request to the
 #: gateway: the typer app and its rendering, the shell, the gateway, what only `flink-up` needs (token and TLS

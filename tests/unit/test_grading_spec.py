@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from flinklab.grading import report_fields
-from flinklab.grading.checks import CheckResult
 from flinklab.grading.context import GradingContext
 from flinklab.grading.report_fields import ReportField
+from flinklab.grading.results import CheckResult
 from flinklab.grading.spec import (
     Changelog,
     Code,

@@ -1,7 +1,7 @@
 """The joins checks on real outputs, offline.
 
 The outputs under tests/data/joins/outputs/ were printed by this project's runner on a live cluster (see
-tests/data/joins/capture.py): the reference solution, and each mistake in tests/data/joins/mistakes/. Here they
+tests/data/joins/capture.py): the reference solution, and each mistake in sql/joins/mistakes/. Here they
 are graded against the committed fixtures; the live test does the same end to end.
 """
 
@@ -15,16 +15,16 @@ from pathlib import Path
 import pytest
 
 from flinklab.errors import UsageError
-from flinklab.grading.checks import CheckResult
 from flinklab.grading.context import GradingContext
 from flinklab.grading.ddl import tables_of
+from flinklab.grading.results import CheckResult
 from flinklab.labs.joins import LAB
 from flinklab.labs.joins import reference as ref
 from flinklab.labs.joins.report import build_report
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "joins"
 SOLUTION = DATA / "outputs" / "solution"
-EXPECTED = {k: v for k, v in json.loads((DATA / "mistakes" / "expected.json").read_text()).items()
+EXPECTED = {k: v for k, v in json.loads((LAB.mistakes_dir / "expected.json").read_text()).items()
             if not k.startswith("_")}
 PLANS = ("regular-plan.json", "interval-plan.json", "temporal-plan.json")
 
@@ -90,7 +90,7 @@ def test_captured_mistake_fails_exactly_its_checks(ctx, mistake):
 
 
 def test_every_mistake_file_is_captured_and_expected():
-    sql = {p.name for p in (DATA / "mistakes").glob("*.sql")}
+    sql = {p.name for p in LAB.mistakes_dir.glob("*.sql")}
     assert sql == set(EXPECTED)
     assert {p.name for p in (DATA / "outputs" / "mistakes").iterdir()} == {Path(m).stem for m in EXPECTED}
     for name, case in EXPECTED.items():
@@ -260,7 +260,8 @@ def test_report_from_intermediate_rows(ctx):
     from flinklab.grading.parse import parse_output
 
     table = parse_output((ctx.workspace / "regular.out").read_text(encoding="utf-8")).table
-    every_row = sum(int(r[table.columns.index("orders")]) for op, r in zip(table.ops, table.rows) if op != "-U")
+    every_row = sum(int(r[table.columns.index("orders")])
+                    for op, r in zip(table.ops, table.rows, strict=False) if op != "-U")
     report = json.loads((ctx.workspace / "report.json").read_text(encoding="utf-8"))
     report["matched_orders"] = every_row
     (ctx.workspace / "report.json").write_text(json.dumps(report), encoding="utf-8")

@@ -106,7 +106,7 @@ def test_rate_versions(generated):
     for r in data.rates:
         by_currency[r.currency].append(r.rate)
     for values in by_currency.values():
-        assert all(a != b for a, b in zip(values, values[1:]))
+        assert all(a != b for a, b in zip(values, values[1:], strict=False))
 
 
 def test_rate_changes_in_the_same_second_as_an_order(generated):
@@ -157,7 +157,7 @@ def test_scale_must_be_positive():
 
 
 def test_committed_fixtures_are_the_default_output():
-    from flinklab.course.fixtures_io import render_csv
+    from flinklab.lab_api import render_csv
     from flinklab.labs.joins import LAB
 
     generated = fx.generate(LAB.fixtures.default_seed, 1)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from flinklab.course.fixtures_io import render_csv
 from flinklab.errors import UsageError
+from flinklab.lab_api import render_csv
 from flinklab.labs.joins import reference as ref
 from flinklab.labs.joins.fixtures import ORDERS, RATES, SHIPMENTS, USERS
 

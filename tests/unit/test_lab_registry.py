@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from flinklab.course.data import lab_data_files
 from flinklab.course.registry import GROUP, available_labs, get_lab
 from flinklab.settings import Settings
+from flinklab.usecases.provision import lab_data_files
 
 
 def _distribution(root: Path, name: str, entry_points: dict[str, str], modules: dict[str, str]) -> Path:
@@ -120,8 +120,8 @@ def test_labs_says_each_step_is_a_new_session_and_who_writes_the_plans(tmp_path:
 def test_flinklabs_own_labs_come_first_in_the_workspaces_flink_up_lists(tmp_settings) -> None:
     """flink-up's "Next" line names the first workspace: one of flinklab's labs, not a plug-in's (the test venv
     has the dedup plug-in, which sorts first by name)."""
-    from flinklab.course.data import lab_workspaces
     from flinklab.course.registry import available_labs, built_in
+    from flinklab.usecases.provision import lab_workspaces
 
     assert "dedup" in available_labs() and not built_in("dedup")
     assert built_in("joins") and built_in("windows")

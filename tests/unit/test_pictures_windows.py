@@ -9,7 +9,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from helpers.pictures_tools import DATA, ms, svg_elements, windows_workspace
+from helpers.pictures_tools import ms, svg_elements, windows_workspace
 from rich.console import Console
 from typer.testing import CliRunner
 
@@ -25,7 +25,7 @@ from flinklab.labs.windows.pictures.term import windows_renderable
 
 FIXTURES = LAB.data_dir
 ORDERS = ref.load_orders(FIXTURES / FILE)
-EXPECTED = json.loads((DATA / "windows" / "mistakes" / "expected.json").read_text(encoding="utf-8"))
+EXPECTED = json.loads((LAB.mistakes_dir / "expected.json").read_text(encoding="utf-8"))
 MISTAKES = {Path(name).stem: case["step"] for name, case in EXPECTED.items()
             if not name.startswith("_") and case["step"] in VIEWS}
 

@@ -11,14 +11,14 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from flinklab.course.fixtures_io import write_fixtures
-from flinklab.course.grader import grade_lab
-from flinklab.course.lab import FixtureSpec, Lab, Step
 from flinklab.errors import FlinklabError
-from flinklab.grading.checks import GradeReport, failed, passed
 from flinklab.grading.context import GradingContext
 from flinklab.grading.plans import PlanError, load_plan, state_entries
 from flinklab.grading.render import render_report, report_json, write_json, write_junit
+from flinklab.grading.results import GradeReport, failed, passed
+from flinklab.lab_api import FixtureSpec, Lab, Step
+from flinklab.usecases.check import grade_lab
+from flinklab.usecases.fixtures import write_fixtures
 
 
 def sample_report() -> GradeReport:

@@ -18,6 +18,7 @@ from flinklab.sqlclient.shell.history import MASK, MaskingFileHistory, is_secret
 from flinklab.sqlclient.shell.keys import is_finished
 from flinklab.sqlclient.shell.lexer import COLOR_SCHEMAS, FlinkSqlLexer, style_rules
 from flinklab.sqlclient.shell.views import frame
+from flinklab.sqlclient.shell.views.table import TableResultView
 
 # ---- history masking ---------------------------------------------------------------------------------------
 
@@ -90,7 +91,7 @@ def test_corrupt_history_loads(tmp_path: Path) -> None:
     ("SELECT 1;", True), ("SELECT 1", False), ("SELECT ';", False), ("SELECT 1; -- done", True),
     ("SELECT 1 -- ;", False), ("/* ; */", False), ("SELECT /*+ OPTIONS('a'=';') */ 1;", True),
     ("SELECT `a;`", False), ("EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1;", False),
-    ("EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1; END;", True), ("", True), ("HELP;", True),
+    ("EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1; END;", True), ("", False), ("\n  \n", False), ("HELP;", True),
     ("SELECT 1;\n", True), ("SELECT\n  1;", True),
 ])
 def test_is_finished(text: str, finished: bool) -> None:
@@ -241,7 +242,7 @@ def test_cells_cut_as_the_tableau_cuts() -> None:
 
 def test_key_lines_fit_the_width() -> None:
     for width in (30, 80, 200):
-        for line in frame.key_lines(width, frame.TABLE_KEYS):
+        for line in frame.key_lines(width, TableResultView.HELP):
             assert sum(len(text) for _, text in line) <= width
 
 
@@ -286,13 +287,13 @@ def test_color_schemas_by_flinks_names() -> None:
 
 def _state(rows: int, *, changelog: bool = False):  # type: ignore[no-untyped-def]
     from flinklab.sqlclient import tableau
-    from flinklab.sqlclient.shell.executor import QueryResult
-    from flinklab.sqlclient.shell.views.view import ViewState
+    from flinklab.sqlclient.shell.result import QueryResult
+    from flinklab.sqlclient.shell.views.changelog import ChangelogResultView
+    from flinklab.sqlclient.shell.views.table import TableResultView
 
-    store = ChangelogTail() if changelog else TableFold()
-    store.apply([("+I", [str(i)]) for i in range(rows)])
-    result = QueryResult([tableau.ColumnType("n", "INTEGER")], ["INT"], store, 30)
-    state = ViewState(result, changelog=changelog)  # 80x24: 18 rows a page
+    result = QueryResult([tableau.ColumnType("n", "INTEGER")], ["INT"], 30)
+    result.apply([("+I", [str(i)]) for i in range(rows)])
+    state = (ChangelogResultView if changelog else TableResultView)(result)  # 80x24: 18 rows a page
     state.refresh()
     return state
 
@@ -339,7 +340,7 @@ def test_selection_open_row_and_refresh_interval() -> None:
 
 def test_changelog_keys_and_follow() -> None:
     state = _state(30, changelog=True)
-    assert state.names == ["op", "n"] and state.offset_y == 30 - 18  # the newest changes in sight
+    assert state.header() == ["op", "n"] and state.offset_y == 30 - 18  # the newest changes in sight
     state.press("g")  # no goto in the changelog view
     assert state.mode == "main"
     for _ in range(5):

@@ -12,16 +12,16 @@ from pathlib import Path
 import pytest
 
 from flinklab.errors import UsageError
-from flinklab.grading.checks import CheckResult
 from flinklab.grading.context import GradingContext
 from flinklab.grading.outputs import format_number
+from flinklab.grading.results import CheckResult
 from flinklab.labs.windows import LAB
 from flinklab.labs.windows import reference as ref
 from flinklab.labs.windows.fixtures import FILE
 
 DATA = Path(__file__).parent.parent / "data" / "windows"
 SOLUTION = DATA / "outputs" / "solution"
-EXPECTED = json.loads((DATA / "mistakes" / "expected.json").read_text(encoding="utf-8"))
+EXPECTED = json.loads((LAB.mistakes_dir / "expected.json").read_text(encoding="utf-8"))
 MISTAKES = sorted(name for name in EXPECTED if not name.startswith("_"))
 FIXTURES = LAB.data_dir
 
@@ -86,7 +86,7 @@ def test_mistake_fails_exactly_its_checks(workspace: Path, mistake: str):
     captured = DATA / "outputs" / "mistakes" / Path(mistake).stem
     step = LAB.step(case["step"])
     shutil.copy(captured / step.out_file, workspace / step.out_file)
-    shutil.copy(DATA / "mistakes" / mistake, workspace / f"{step.id}.sql")  # the SQL the learner saved, read too
+    shutil.copy(LAB.mistakes_dir / mistake, workspace / f"{step.id}.sql")  # the SQL the learner saved, read too
     _rebuild_report(workspace)  # as `flinklab run` does after every run
     failures = _failures(_grade(workspace))
     assert set(failures) == set(case["fails"]), {n: (r.message, r.hint) for n, r in failures.items()}
@@ -281,7 +281,7 @@ def test_a_topn_that_updates_is_told_how_its_sql_partitions(workspace: Path, par
     """The insert-only hint of a Top-N names the PARTITION BY the saved SQL has (comments ignored), not a guess."""
     captured = DATA / "outputs" / "mistakes" / "top_shops_partition_start"
     shutil.copy(captured / "top_shops.out", workspace / "top_shops.out")  # a real regular Top-N's changelog
-    sql = (DATA / "mistakes" / "top_shops_partition_start.sql").read_text(encoding="utf-8")
+    sql = (LAB.mistakes_dir / "top_shops_partition_start.sql").read_text(encoding="utf-8")
     sql = sql.replace("PARTITION BY window_start ORDER BY", f"PARTITION BY {partition}\n    ORDER BY")
     (workspace / "top_shops.sql").write_text("-- ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY x)\n"
                                              + sql, encoding="utf-8")

@@ -10,10 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flinklab.course.fixtures_io import render_csv, write_fixtures
+from flinklab.lab_api import render_csv
 from flinklab.labs.windows import LAB
 from flinklab.labs.windows import reference as ref
 from flinklab.labs.windows.fixtures import FILE, ORDERS_PER_BLOCK, generate
+from flinklab.usecases.fixtures import write_fixtures
 
 GAP = 5 * ref.MINUTE
 
@@ -91,11 +92,11 @@ def test_properties_hold_for_every_seed_and_scale(seed: int, scale: int):
     assert sum(1 for lengths in by_shop.values() if len(lengths) >= 3) >= 4
 
     # a gap of exactly 5 minutes (one session) and one of 5 minutes 1 second (split), inside one shop
-    gaps = [b - a for ts in _per_shop(orders).values() for a, b in zip(ts, ts[1:])]
+    gaps = [b - a for ts in _per_shop(orders).values() for a, b in zip(ts, ts[1:], strict=False)]
     assert GAP in gaps
     assert GAP + ref.SECOND in gaps
     for shop, ts in _per_shop(orders).items():
-        for a, b in zip(ts, ts[1:]):
+        for a, b in zip(ts, ts[1:], strict=False):
             joined = any(s.key == shop and s.start <= a and b < s.end for s in sessions)
             assert joined == (b - a <= GAP)
 
@@ -132,7 +133,7 @@ def test_scale_must_be_positive():
 def _edges_in_every_block(seed: int, scale: int) -> None:
     orders = _orders(seed, scale)
     at = {o.ts: o for o in orders}
-    shop_gaps = {(a, b - a) for ts in _per_shop(orders).values() for a, b in zip(ts, ts[1:])}
+    shop_gaps = {(a, b - a) for ts in _per_shop(orders).values() for a, b in zip(ts, ts[1:], strict=False)}
     for block in range(scale):
         start = ref.to_ms("2024-01-15 09:00:00") + block * 2 * ref.HOUR
         ten_past, hour = start + 10 * ref.MINUTE, start + ref.HOUR

@@ -7,7 +7,7 @@ the reference SQL is `sql/`, the committed CSVs `data/` (package data), the plan
 
 from __future__ import annotations
 
-from flinklab.course.lab import FixtureSpec, Lab, LabPictures, Step
+from flinklab.lab_api import FixtureSpec, Lab, LabPictures, Step
 from flinklab.labs.joins import fixtures, pictures
 from flinklab.labs.joins.checks import checks
 from flinklab.labs.joins.report import REPORT_FIELDS, build_report

@@ -12,26 +12,32 @@ from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
-from flinklab.grading.changelog import final_rows
-from flinklab.grading.context import GradingContext
-from flinklab.grading.engine import Compared, StepView
-from flinklab.grading.outputs import format_number, read_step
-from flinklab.grading.report_fields import added_rows
-from flinklab.grading.spec import (
+from flinklab.lab_api import (
     Changelog,
     Code,
+    Compared,
+    GradingContext,
     Judge,
     LabChecks,
     ReportSpec,
     Rows,
     StepSpec,
+    StepView,
     Verdict,
     WholeNumbers,
     Wording,
+    added_rows,
+    as_decimal,
+    as_int,
+    as_timestamp,
+    compare_rows,
+    final_rows,
+    format_number,
+    numbers_close,
     ok,
+    read_step,
     wrong,
 )
-from flinklab.grading.values import as_decimal, as_int, as_timestamp, compare_rows, numbers_close
 from flinklab.labs.joins import reference as ref
 from flinklab.labs.joins.plan_checks import plan_checks
 from flinklab.labs.joins.report import INTEGER_FIELDS, REPORT_FIELDS, SOURCES, build_report

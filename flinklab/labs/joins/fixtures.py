@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 
-from flinklab.course.lab import Rows
+from flinklab.lab_api import DataRows
 
 USERS = "joins_users.csv"
 ORDERS = "joins_orders.csv"
@@ -69,7 +69,7 @@ class _Order:
     time: datetime
 
 
-def generate(seed: int, scale: int) -> dict[str, Rows]:
+def generate(seed: int, scale: int) -> dict[str, DataRows]:
     """{file name: rows} for `scale` days of data, the same for the same seed."""
     if scale < 1:
         raise ValueError("scale must be at least 1")
@@ -83,7 +83,7 @@ def generate(seed: int, scale: int) -> dict[str, Rows]:
     raise RuntimeError(f"seed {seed} gives no data set with distinct per-tier results")
 
 
-def _tiers_distinct(files: dict[str, Rows]) -> bool:
+def _tiers_distinct(files: dict[str, DataRows]) -> bool:
     tier_of = {u[0]: u[1] for u in files[USERS]}
     counts = {t: 0 for t in TIERS}
     sums = {t: Decimal(0) for t in TIERS}
@@ -95,7 +95,7 @@ def _tiers_distinct(files: dict[str, Rows]) -> bool:
     return distinct and min(counts.values()) > 0
 
 
-def _report_distinct(files: dict[str, Rows]) -> bool:
+def _report_distinct(files: dict[str, DataRows]) -> bool:
     # Distinct report values: a learner who swaps two fields (or copies one into another) is caught.
     from flinklab.labs.joins import reference
 
@@ -117,7 +117,7 @@ def _amount(rng: random.Random, currency: str) -> Decimal:
     return Decimal(rng.randint(low * 100, high * 100)) / 100
 
 
-def _draw(rng: random.Random, scale: int) -> dict[str, Rows]:
+def _draw(rng: random.Random, scale: int) -> dict[str, DataRows]:
     users: list[tuple[str, str, datetime]] = []
     orders: list[_Order] = []
     shipments: list[tuple[str, datetime]] = []  # (order_id, ship_time); ids given after sorting
@@ -200,7 +200,7 @@ def _ship_day(rng: random.Random, day_orders: list[_Order], shipments: list[tupl
     # value stays as it was): an unshipped query that tests each shipment instead of each order lists them.
     in_and_out, at_bound_and_out = pool[0], pool[1]
     delays[1] = TWO_HOURS  # its shipment inside the bound is exactly at it
-    for order, delay_s in zip(pool, delays):
+    for order, delay_s in zip(pool, delays, strict=False):
         ship(order, delay_s)
     ship(in_and_out, TWO_HOURS + 1)
     ship(at_bound_and_out, TWO_HOURS + 1)
@@ -264,5 +264,5 @@ def _walk_in_time_order(rates: list[tuple[str, Decimal, datetime]], block: int) 
         by_currency.setdefault(rates[i][0], []).append(i)
     for idxs in by_currency.values():
         values = [rates[i][1] for i in idxs]
-        for i, value in zip(sorted(idxs, key=lambda i: rates[i][2]), values):
+        for i, value in zip(sorted(idxs, key=lambda i: rates[i][2]), values, strict=False):
             rates[i] = (rates[i][0], value, rates[i][2])

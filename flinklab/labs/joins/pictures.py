@@ -5,19 +5,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from flinklab.errors import UsageError
-from flinklab.grading.context import GradingContext
+from flinklab.lab_api import GradingContext, UsageError
 
 if TYPE_CHECKING:  # the picture model loads with a picture: `flinklab --help` and `check` need none
-    from flinklab.pictures.picture import Picture
+    from flinklab.lab_api import Picture
 
 
 def step_pictures(ctx: GradingContext, step: str) -> list[Picture]:
     """The plans' pictures for the `plans` step; none for the others."""
+    from flinklab.lab_api import Picture, load_plan_graph, plan_svg
     from flinklab.labs.joins.plan_checks import PLAN_FILES
-    from flinklab.pictures.picture import Picture
-    from flinklab.pictures.plan import load_plan_graph
-    from flinklab.pictures.plan_svg import plan_svg
 
     if step != "plans":
         return []

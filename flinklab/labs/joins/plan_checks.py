@@ -7,14 +7,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from flinklab.grading.checks import CheckResult, failed, passed
-from flinklab.grading.context import GradingContext
-from flinklab.grading.ddl import scan_differences, tables_of
-from flinklab.grading.files import FileReadError
-from flinklab.grading.outputs import run_hint
-from flinklab.grading.plans import Plan, PlanError, dig, load_plan, state_entries
-from flinklab.grading.values import clip
-from flinklab.version import FLINK_VERSION
+from flinklab.lab_api import (
+    FLINK_VERSION,
+    CheckResult,
+    FileReadError,
+    GradingContext,
+    Plan,
+    PlanError,
+    clip,
+    dig,
+    failed,
+    load_plan,
+    passed,
+    run_hint,
+    scan_differences,
+    state_entries,
+    tables_of,
+)
 
 PLAN_FILES = {"regular": "regular-plan.json", "interval": "interval-plan.json", "temporal": "temporal-plan.json"}
 

@@ -14,8 +14,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import NamedTuple
 
-from flinklab.course.fixtures_io import Column, decimal_cell, read_csv, text_cell, time_cell
-from flinklab.course.lab import Rows
+from flinklab.lab_api import Column, DataRows, decimal_cell, read_csv, text_cell, time_cell
 from flinklab.labs.joins.fixtures import FILES, ORDERS, RATES, SHIPMENTS, USERS, parse_time
 
 INTERVAL = timedelta(hours=2)
@@ -55,7 +54,7 @@ class JoinsData:
     rates: list[Rate]
 
 
-def from_rows(files: dict[str, Rows]) -> JoinsData:
+def from_rows(files: dict[str, DataRows]) -> JoinsData:
     """Typed data from {file name: string rows} (the generator's output or a read CSV)."""
     return JoinsData(
         users=[User(u, t, parse_time(s)) for u, t, s in files[USERS]],

@@ -8,12 +8,18 @@ from collections.abc import Mapping
 from decimal import Decimal
 from pathlib import Path
 
-from flinklab.grading import report_fields
-from flinklab.grading.changelog import final_rows, fold_by_key
-from flinklab.grading.outputs import StepOutput
-from flinklab.grading.parse import ResultTable
-from flinklab.grading.report_fields import ReportField
-from flinklab.grading.values import as_decimal, as_int
+from flinklab.lab_api import (
+    ReportField,
+    ResultTable,
+    StepOutput,
+    as_decimal,
+    as_int,
+    final_rows,
+    fold_by_key,
+    report_field_names,
+    report_field_sources,
+    report_from_fields,
+)
 
 
 def _table(outputs: Mapping[str, StepOutput], step: str) -> ResultTable:
@@ -54,13 +60,13 @@ FIELDS = (
     ReportField("orders_without_rate", ("count", "temporal"), _orders_without_rate),
     ReportField("usd_gap_krw", ("latest", "temporal"), _usd_gap_krw),
 )
-REPORT_FIELDS = report_fields.names(FIELDS)
+REPORT_FIELDS = report_field_names(FIELDS)
 INTEGER_FIELDS = REPORT_FIELDS[:-1]
 #: Where each field is read from (for messages).
-SOURCES = report_fields.sources(FIELDS)
+SOURCES = report_field_sources(FIELDS)
 
 
 def build_report(workspace: Path) -> dict:
     """report.json from the saved outputs. A field whose output is missing or unusable is left out (the checks
     then say which step to run)."""
-    return report_fields.build_report(workspace, FIELDS)
+    return report_from_fields(workspace, FIELDS)

@@ -8,7 +8,7 @@ independent answers (`reference`), the checks (`checks`) and report.json (`repor
 
 from __future__ import annotations
 
-from flinklab.course.lab import FixtureSpec, Lab, LabPictures, Step
+from flinklab.lab_api import FixtureSpec, Lab, LabPictures, Step
 from flinklab.labs.windows import fixtures
 from flinklab.labs.windows.checks import checks
 from flinklab.labs.windows.pictures import hooks

@@ -3,6 +3,9 @@
 Checks read only the `.out` files, report.json and the CSV; they never ask the cluster. Final rows are compared as
 sets (order ignored, numbers within a tolerance); window results must also be insert-only (`+I`), which is what
 separates a window operator from a regular aggregation or Top-N that happens to end with the same rows.
+
+Why one module of ~410 lines: it is the lab's one check table (nine steps, their checks, points and hints) and the
+few diagnoses that read it; split, a step's checks and its diagnosis would be in two places.
 """
 
 from __future__ import annotations
@@ -13,23 +16,28 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from flinklab.flink.sql_split import code_only, strip_comments
-from flinklab.grading.engine import Compared, StepView
-from flinklab.grading.outputs import ErrorHints, format_number
-from flinklab.grading.spec import (
+from flinklab.lab_api import (
     Changelog,
+    Compared,
+    ErrorHints,
     ExpectedError,
     Judge,
     LabChecks,
     ReportSpec,
     Rows,
     StepSpec,
+    StepView,
     Verdict,
     Wording,
+    as_int,
+    as_timestamp,
+    code_only,
+    compare_rows,
+    format_number,
     ok,
+    strip_comments,
     wrong,
 )
-from flinklab.grading.values import as_int, as_timestamp, compare_rows
 from flinklab.labs.windows import reference as ref
 from flinklab.labs.windows.fixtures import FILE
 from flinklab.labs.windows.report import REPORT_FIELDS, SOURCES, build_report
@@ -305,8 +313,6 @@ def _insert_only(hint: str, diagnose=None) -> Changelog:
 
 
 # ---- the table -------------------------------------------------------------------------------------------------
-
-TOP_COLUMNS = ("window_start", "window_end", "{key}", "{value}", "rn")
 
 CHECKS = LabChecks(
     lab="windows",

@@ -17,7 +17,7 @@ import random
 from collections import defaultdict
 from datetime import datetime, timedelta
 
-from flinklab.course.lab import Rows
+from flinklab.lab_api import DataRows
 
 FILE = "windows_orders.csv"
 ORDERS_PER_BLOCK = 119
@@ -91,7 +91,7 @@ def _on_the_hour(events: list[tuple[int, str]]) -> list[tuple[int, str]]:
         neighbours = [(own[i - 1], t)] if i else []
         neighbours += [(t, own[i + 1])] if i + 1 < len(own) else []
         moved = [(HOUR_S, b) if a == t else (a, HOUR_S) for a, b in neighbours]
-        if all(_same_kind_of_gap(b - a, nb - na) for (a, b), (na, nb) in zip(neighbours, moved)):
+        if all(_same_kind_of_gap(b - a, nb - na) for (a, b), (na, nb) in zip(neighbours, moved, strict=False)):
             return sorted((HOUR_S, s) if (u, s) == (t, shop) else (u, s) for u, s in events)
     raise ValueError("no order can move to the hour")
 
@@ -141,7 +141,7 @@ def _draw_block(rng: random.Random) -> list[tuple[int, str]]:
     raise RuntimeError(f"no valid block after {MAX_ATTEMPTS} draws")
 
 
-def generate(seed: int = 42, scale: int = 1) -> dict[str, Rows]:
+def generate(seed: int = 42, scale: int = 1) -> dict[str, DataRows]:
     """`{"windows_orders.csv": rows}`: scale × 119 orders, sorted by time, rows of string fields.
 
     Fields: order_id, shop, amount (two decimals), order_time (`yyyy-MM-dd HH:mm:ss`).
@@ -157,7 +157,7 @@ def generate(seed: int = 42, scale: int = 1) -> dict[str, Rows]:
     for _ in range(MAX_ATTEMPTS):
         # unique amounts: distinct cents drawn without replacement
         cents = rng.sample(range(500, 50000), len(stamped))
-        orders = [(ts, shop, c) for (ts, shop), c in zip(stamped, cents)]
+        orders = [(ts, shop, c) for (ts, shop), c in zip(stamped, cents, strict=False)]
         if _revenues_unique(orders):
             break
     else:

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
-from flinklab.course.fixtures_io import decimal_cell, int_cell, read_csv, time_cell
+from flinklab.lab_api import decimal_cell, int_cell, read_csv, time_cell
 
 MS = 1
 SECOND = 1000 * MS

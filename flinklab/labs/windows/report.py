@@ -8,11 +8,15 @@ from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 
-from flinklab.grading import report_fields
-from flinklab.grading.changelog import final_rows
-from flinklab.grading.outputs import StepOutput
-from flinklab.grading.report_fields import ReportField
-from flinklab.grading.values import as_timestamp
+from flinklab.lab_api import (
+    ReportField,
+    StepOutput,
+    as_timestamp,
+    final_rows,
+    report_field_names,
+    report_field_sources,
+    report_from_fields,
+)
 
 
 def _rows(outputs: Mapping[str, StepOutput], step: str) -> list[dict[str, str | None]]:
@@ -49,12 +53,12 @@ FIELDS = (
     ReportField("top_shops_rows", ("top_shops",)),
     ReportField("top_orders_rows", ("top_orders",)),
 )
-REPORT_FIELDS = report_fields.names(FIELDS)
+REPORT_FIELDS = report_field_names(FIELDS)
 #: Which saved output each report field is read from (for messages).
-SOURCES = report_fields.sources(FIELDS)
+SOURCES = report_field_sources(FIELDS)
 
 
 def build_report(workspace: Path) -> dict:
     """report.json from the saved outputs. A field whose output is missing or unusable is left out (the checks
     then say which step to run)."""
-    return report_fields.build_report(workspace, FIELDS)
+    return report_from_fields(workspace, FIELDS)

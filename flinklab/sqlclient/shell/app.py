@@ -27,12 +27,14 @@ from flinklab.flink.tls import WEB_UI_PATH
 from flinklab.sqlclient.client import DML_SYNC, guess_kind
 from flinklab.sqlclient.printer import CONTINUATION_PROMPT, PROMPT
 from flinklab.sqlclient.protocol import GatewayError
+from flinklab.sqlclient.shell import validate
 from flinklab.sqlclient.shell.completer import GatewayCompleter
 from flinklab.sqlclient.shell.executor import MSG_RESULT_QUIT, GatewayGone, ShellSession
 from flinklab.sqlclient.shell.gateway import HEARTBEAT_SECONDS, Heartbeat
 from flinklab.sqlclient.shell.history import history_path, mend, open_history
-from flinklab.sqlclient.shell.keys import prompt_bindings
+from flinklab.sqlclient.shell.keys import open_at_lines, prompt_bindings
 from flinklab.sqlclient.shell.lexer import FlinkSqlLexer, style_rules
+from flinklab.sqlclient.shell.views.base import ResultView
 
 MSG_QUIT = "[INFO] Exiting Flink SQL CLI Client..."
 COLOR_SCHEMA = "sql-client.display.color-schema"
@@ -80,6 +82,7 @@ class Shell:
         self.heartbeat: Heartbeat | None = None
         self.gone = False
         self.prompt: PromptSession[str] | None = None
+        self._opened: tuple[str, list[str]] = ("", [""])  # the buffer's text and what is open at each line
 
     def say(self, text: str) -> None:
         self.out.write(text + "\n")
@@ -135,9 +138,19 @@ class Shell:
         return Style.from_dict(style_rules(self.executor.conf.get(COLOR_SCHEMA, "default")))
 
     def _continuation(self, width: int, line_number: int, wrap_count: int) -> FormattedText:
-        if self.executor.conf.get(SHOW_LINE_NUMBERS, "false").strip().lower() == "true":
-            return FormattedText([("", f"[{line_number + 1}]{CONTINUATION_PROMPT}")])
-        return FormattedText([("", CONTINUATION_PROMPT)])
+        """Flink's `> ` (`[N]> ` with line numbers), after what is still open where the line starts: `'> ` in a
+        string, `/*> ` in a comment, `(> ` in a parenthesis (flinklab's, after FLIP-189)."""
+        opened = self._open_at(line_number) if wrap_count == 0 else ""
+        number = f"[{line_number + 1}]" if self.executor.conf.get(SHOW_LINE_NUMBERS, "false").strip().lower() \
+            == "true" else ""
+        return FormattedText([("", number), ("class:continuation.open", opened), ("", CONTINUATION_PROMPT)])
+
+    def _open_at(self, line_number: int) -> str:
+        text = self.prompt.default_buffer.text if self.prompt is not None else ""
+        if self._opened[0] is not text:  # scanned once per buffer text, not once per line drawn
+            self._opened = (text, open_at_lines(text))
+        states = self._opened[1]
+        return states[line_number] if line_number < len(states) else ""
 
     def _complete(self, statement: str, position: int) -> list[str]:
         return self.executor.api.complete(self.executor.handle, statement, position)
@@ -154,7 +167,7 @@ class Shell:
             except KeyboardInterrupt:
                 continue  # Ctrl-C on the prompt: the buffer is dropped
             except EOFError:
-                return self._quit()  # Ctrl-D on an empty line
+                return self._quit(ctrl_d=True)  # Ctrl-D on an empty line
             for statement in split_statements(mend(text)):
                 try:
                     if self.run_statement(statement) == "quit":
@@ -165,13 +178,20 @@ class Shell:
                     self.say(f"[ERROR] The shell failed on this statement ({type(exc).__name__}: {exc}); "
                              "please report it. The session goes on.")
 
-    def _quit(self) -> ExitStatus:
-        self.say(MSG_QUIT)
+    def _quit(self, ctrl_d: bool = False) -> ExitStatus:
+        """QUIT/EXIT print Flink's quit line; Ctrl-D leaves Flink's reading loop without one. Both then print the
+        shutdown lines."""
+        if not ctrl_d:
+            self.say(MSG_QUIT)
         self.executor.printer.shutdown()
         return ExitStatus.SUCCESS
 
     def run_statement(self, statement: str) -> str:
         """Run one statement typed at the prompt; its kind ("quit" ends the shell)."""
+        target = validate.requested(statement)
+        if target is not None:
+            self._validate(target)
+            return "validate"
         kind = guess_kind(strip_comments(statement))
         if kind == "quit":
             return kind
@@ -185,8 +205,9 @@ class Shell:
         if self.executor.reopen_if_lost() and self.heartbeat is not None:
             self.heartbeat.follow(self.executor.handle)
         try:
-            if self.executor.wants_view(statement):
-                self._view(statement)
+            view = self.executor.view_for(statement)
+            if view is not None:
+                self._view(statement, view)
             elif kind in _JOB_KINDS and self.executor.conf.get(DML_SYNC, "false").strip().lower() != "true":
                 self._submit(statement)
             else:
@@ -196,6 +217,21 @@ class Shell:
         self.out.write("\n")
         self.out.flush()
         return kind
+
+    def _validate(self, statement: str) -> None:
+        """`\\validate <statement>`: what it would do, in one screen, nothing run."""
+        kind = guess_kind(strip_comments(statement))
+        if kind not in validate.EXPLAINABLE:
+            self.say(f"[INFO] {validate.VALIDATE_COMMAND} explains queries, INSERTs and statement sets; "
+                     "run other statements to check them.\n")
+            return
+        if self.executor.reopen_if_lost() and self.heartbeat is not None:
+            self.heartbeat.follow(self.executor.handle)
+        try:
+            self.say("\n".join(validate.render(self.executor.validate(statement))) + "\n")
+        except GatewayError as exc:
+            self.executor.printer.error(self.executor.reason(exc))
+            self.say("")
 
     def _submit(self, statement: str) -> None:
         """INSERT / statement set / EXECUTE PLAN, as Flink's shell runs them: print the job id and go back to the
@@ -213,9 +249,9 @@ class Shell:
             api.close_operation(self.executor.handle, operation)
             printer.ok()
 
-    def _view(self, statement: str) -> None:
+    def _view(self, statement: str, view: type[ResultView]) -> None:
         """A query in a full-screen view; leaving it while the query runs cancels the query."""
-        from flinklab.sqlclient.shell.views.view import ResultView
+        from flinklab.sqlclient.shell.views.screen import ViewScreen
 
         try:
             operation, result, pages, first = self.executor.start_query(statement)
@@ -224,15 +260,14 @@ class Shell:
             return
         feeding = self.executor.feed(result, first, pages)
         try:
-            ResultView(result, changelog=self.executor.result_mode() == "CHANGELOG").run()
+            ViewScreen(result, view).run()
         finally:
-            running = not result.finished and result.error is None and not result.gone
             self.executor.stop_feed(result, feeding, operation)
         if result.gone:
             raise GatewayGone(self.options.gateway_url)
         if result.error is not None:
             self.executor.printer.error(result.error)
-        elif running:
+        else:  # Flink's Printer says it whenever the view is left, the query finished or not
             self.say(MSG_RESULT_QUIT)
 
 

@@ -17,6 +17,12 @@ from prompt_toolkit.document import Document
 #: What a candidate replaces: the identifier before the cursor (dots and backquotes kept), or `'key` after SET.
 _WORD = re.compile(r"[A-Za-z0-9_$`.]*$")
 _SET_WORD = re.compile(r"(?:SET|RESET)\s+('?[^'=\s]*)$", re.IGNORECASE)
+#: `FROM t a`, `JOIN t AS a`, `, t a`: a relation and its alias.
+_ALIASED = re.compile(r"(?:\bFROM|\bJOIN|,)\s+(`[^`]+`|[A-Za-z_][\w.]*)\s+(?:AS\s+)?([A-Za-z_]\w*)", re.IGNORECASE)
+#: words that follow a relation but are no alias
+_NOT_ALIAS = {"where", "join", "on", "group", "order", "left", "right", "inner", "full", "cross", "natural", "limit",
+              "union", "intersect", "except", "having", "window", "for", "as", "using", "lateral", "tablesample",
+              "match_recognize", "minus", "outer", "with", "values", "select", "from"}
 
 Ask = Callable[[str, int], list[str]]
 
@@ -30,19 +36,33 @@ def replaced_word(before: str) -> str:
     return match.group() if match else ""
 
 
+def aliases(statement: str) -> dict[str, str]:
+    """alias (lower case) -> the relation it names, from the statement's FROM and JOIN clauses."""
+    found: dict[str, str] = {}
+    for match in _ALIASED.finditer(statement):
+        relation, alias = match.group(1), match.group(2)
+        if alias.lower() not in _NOT_ALIAS and relation.lower() not in _NOT_ALIAS:
+            found[alias.lower()] = relation
+    return found
+
+
 def completions(before: str, candidates: Iterable[str]) -> list[tuple[str, int, str]]:
     """(text, start position, display meta) for each candidate that fits the word before the cursor; a candidate
-    that does not start with the word but whose last dotted part does is offered as that part."""
+    that does not start with the word but whose last dotted part does is offered as that part; after `owner.`, a
+    plain name that starts with what follows the dot is offered as `owner.name`."""
     word = replaced_word(before)
     low = word.lower()
+    owner, dot, partial = word.rpartition(".")
     out: list[tuple[str, int, str]] = []
     seen: set[str] = set()
     for candidate in candidates:
         text, meta = candidate, ""
         if not candidate.lower().startswith(low):
             last = candidate.rsplit(".", 1)[-1]
-            if "." not in word and last.lower().startswith(low):
+            if not dot and last.lower().startswith(low):
                 text, meta = last, candidate
+            elif dot and "." not in candidate and candidate.lower().startswith(partial.lower()):
+                text = f"{owner}.{candidate}"
             else:
                 continue
         if text in seen or text == word:
@@ -64,8 +84,21 @@ class GatewayCompleter(Completer):
         text = document.text
         position = document.cursor_position
         try:
-            candidates = self.ask(text, position)
+            candidates = self._candidates(text, position)
         except Exception:  # noqa: BLE001 - a completion that fails completes nothing
             return
         for value, start, meta in completions(text[:position], candidates):
             yield Completion(value, start_position=start, display_meta=meta or None)
+
+    def _candidates(self, text: str, position: int) -> list[str]:
+        """The gateway's candidates; after `alias.`, those for `table.` in its place, given back as `alias.`."""
+        word = replaced_word(text[:position])
+        owner, dot, partial = word.rpartition(".")
+        relation = aliases(text).get(owner.lower()) if dot and "." not in owner else None
+        if relation is None:
+            return self.ask(text, position)
+        start = position - len(word)
+        asked = f"{text[:start]}{relation}.{partial}{text[position:]}"
+        got = self.ask(asked, start + len(relation) + 1 + len(partial))
+        prefix = relation.lower() + "."
+        return [f"{owner}.{c[len(prefix):]}" if c.lower().startswith(prefix) else c for c in got]

@@ -9,9 +9,7 @@ query still running closes its operation, which cancels its job.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -20,7 +18,7 @@ from flinklab.flink.sql_split import strip_comments
 from flinklab.sqlclient import tableau
 from flinklab.sqlclient.client import (
     MAX_COLUMN_WIDTH,
-    RESULT_MODE,
+    RUNTIME_MODE,
     VERBOSE,
     ClientSession,
     StatementOutcome,
@@ -30,8 +28,19 @@ from flinklab.sqlclient.client import (
 )
 from flinklab.sqlclient.printer import Printer, reason_from_server
 from flinklab.sqlclient.protocol import GatewayError, NoGatewayError, Page
-from flinklab.sqlclient.shell.fold import DEFAULT_MAX_ROWS, ChangelogTail, TableFold
+from flinklab.sqlclient.shell.fold import DEFAULT_MAX_ROWS, TableFold
 from flinklab.sqlclient.shell.gateway import ShellApi
+from flinklab.sqlclient.shell.result import QueryResult
+from flinklab.sqlclient.shell.validate import (
+    Verdict,
+    explain_statement,
+    physical_plan,
+    scanned_tables,
+    verdict,
+    with_options,
+)
+from flinklab.sqlclient.shell.views import modes
+from flinklab.sqlclient.shell.views.base import ResultView
 from flinklab.sqlclient.sqlfiles import read_sql
 
 MAX_TABLE_ROWS = "sql-client.execution.max-table-result.rows"
@@ -45,20 +54,6 @@ class GatewayGone(FlinklabError):
     def __init__(self, url: str):
         super().__init__(f"The SQL gateway at {url} stopped answering; the shell ends.",
                          "Start it again with `flink-up`, then `sql-client.sh`.")
-
-
-@dataclass
-class QueryResult:
-    """A query's result as a view reads it: its columns, the fold its pages feed, and how the feeding went."""
-
-    columns: list[tableau.ColumnType]
-    types: list[str]  # each column's type as Flink prints it in the Row Summary (INT, STRING, TIMESTAMP(3) ...)
-    store: TableFold | ChangelogTail
-    max_width: int
-    finished: bool = False  # the result reached its end (EOS): a bounded query done
-    error: str | None = None  # the reason a fetch failed (a failed job)
-    gone: bool = False  # the gateway stopped answering while the view was open
-    fetcher: ShellApi | None = None  # the client fetching its pages (aborted when the view closes)
 
 
 def type_text(column: Mapping[str, object]) -> str:
@@ -147,12 +142,11 @@ class ShellSession:
 
     # ---- statements -------------------------------------------------------------------------------------
 
-    def result_mode(self) -> str:
-        return self.conf.get(RESULT_MODE, "table").strip().upper()
-
-    def wants_view(self, statement: str) -> bool:
-        """A query in the `table` or `changelog` result mode opens a view; everything else prints."""
-        return guess_kind(strip_comments(statement)) == "query" and self.result_mode() in ("TABLE", "CHANGELOG")
+    def view_for(self, statement: str) -> type[ResultView] | None:
+        """The view a statement opens: a query's in a result mode that has one (views.modes); None: it prints."""
+        if guess_kind(strip_comments(statement)) != "query":
+            return None
+        return modes.view_for(self.conf)
 
     def execute(self, statement: str) -> StatementOutcome:
         """Run a statement that prints (the file runner's path). Ctrl-C propagates after its operation closed."""
@@ -175,25 +169,22 @@ class ShellSession:
             fetcher.close()
             self._close_operation(operation)
             raise
-        changelog = self.result_mode() == "CHANGELOG"
-        store: TableFold | ChangelogTail = ChangelogTail() if changelog else TableFold(self._int(MAX_TABLE_ROWS,
-                                                                                                 DEFAULT_MAX_ROWS))
         result = QueryResult([column_type(c) for c in first.columns], [type_text(c) for c in first.columns],
-                             store, self._int(MAX_COLUMN_WIDTH, tableau.DEFAULT_MAX_COLUMN_WIDTH))
-        result.fetcher = fetcher
+                             self._int(MAX_COLUMN_WIDTH, tableau.DEFAULT_MAX_COLUMN_WIDTH),
+                             table=TableFold(self._int(MAX_TABLE_ROWS, DEFAULT_MAX_ROWS)), fetcher=fetcher)
         return operation, result, pages, first
 
     def feed(self, result: QueryResult, first: Page, pages: Iterator[Page]) -> threading.Thread:
-        """Feed the result's store from its pages on a thread, until the end, a failure or `stop_feed`."""
+        """Feed the result's stores from its pages on a thread, until the end, a failure or `stop_feed`."""
 
         def run() -> None:
             try:
-                result.store.apply(_changes(first))
+                result.apply(_changes(first))
                 if first.result_type == "EOS":
                     result.finished = True
                     return
                 for page in pages:
-                    result.store.apply(_changes(page))
+                    result.apply(_changes(page))
                     if page.result_type == "EOS":
                         result.finished = True
             except NoGatewayError:
@@ -217,6 +208,29 @@ class ShellSession:
         if fetcher is not None:
             fetcher.close()
 
+    def rows(self, statement: str) -> list[list[str]]:
+        """The rows of a statement that answers a small table (EXPLAIN, SHOW CREATE TABLE), its operation closed.
+        Raises GatewayError when the statement fails."""
+        operation = self.api.execute(self.handle, statement)
+        try:
+            return [cells(row) for page in self.api.pages(self.handle, operation) for row in page.rows]
+        finally:
+            self._close_operation(operation)
+
+    def validate(self, statement: str) -> Verdict:
+        """What `statement` would do, from the planner's EXPLAIN and its sources' options, without running it.
+        Raises GatewayError when the planner rejects it."""
+        kind = guess_kind(strip_comments(statement))
+        explain = "\n".join(row[0] for row in self.rows(explain_statement(statement, kind)))
+        sources: dict[str, dict[str, str]] = {}
+        for table in scanned_tables(physical_plan(explain)):
+            try:
+                sources[table] = with_options("\n".join(row[0] for row in self.rows(f"SHOW CREATE TABLE {table}")))
+            except GatewayError:
+                sources[table] = {}  # not a catalog table: its connector stays unknown
+        batch = self.conf.get(RUNTIME_MODE, "streaming").strip().lower() == "batch"
+        return verdict(explain, sources, batch=batch)
+
     def _close_operation(self, operation: str) -> None:
         try:
             self.api.close_operation(self.handle, operation)
@@ -228,7 +242,3 @@ class ShellSession:
             return int(self.conf.get(key, default))
         except ValueError:
             return default
-
-
-def timed(started: float) -> float:
-    return time.monotonic() - started

@@ -71,10 +71,6 @@ _TOKEN_CLASSES = {
 }
 
 
-def schema_names() -> list[str]:
-    return list(COLOR_SCHEMAS)
-
-
 def style_rules(schema: str) -> dict[str, str]:
     """prompt_toolkit style rules for `schema` (case-insensitive; an unknown name highlights nothing, as Flink
     falls back to its default)."""

@@ -19,12 +19,12 @@ sys.path.insert(0, str(HERE.parents[1]))  # tests/, for labtools
 
 from helpers.labtools import capture_lab, run_with_sql, save_outputs  # noqa: E402
 
-from flinklab.course.fixtures_io import render_csv  # noqa: E402
-from flinklab.course.runner import run_lab  # noqa: E402
+from flinklab.lab_api import render_csv  # noqa: E402
 from flinklab.labs.windows import LAB  # noqa: E402
 from flinklab.labs.windows import reference as ref  # noqa: E402
 from flinklab.labs.windows.fixtures import FILE  # noqa: E402
 from flinklab.settings import Settings  # noqa: E402
+from flinklab.usecases.run import run_lab  # noqa: E402
 
 
 def tie_revenues(rows: list[list[str]]) -> list[list[str]]:

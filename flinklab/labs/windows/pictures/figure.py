@@ -19,18 +19,22 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from flinklab.errors import UsageError
-from flinklab.grading.changelog import final_rows
-from flinklab.grading.outputs import format_number, read_step
-from flinklab.grading.values import as_decimal, as_int, as_timestamp
+from flinklab.lab_api import (
+    Settings,
+    UsageError,
+    as_decimal,
+    as_int,
+    as_timestamp,
+    final_rows,
+    format_number,
+    read_step,
+)
 from flinklab.labs.windows import reference as ref
 from flinklab.labs.windows.fixtures import FILE
-from flinklab.settings import Settings
 
 TOLERANCE = Decimal("0.01")
 #: the lab's committed CSVs (package data): the picture's data when the data dir has none
-COMMITTED_DATA = Path(__file__).resolve().parent.parent / "data"
-KINDS = ("tumble", "hop", "cumulate", "session")
+COMMITTED_DATA = (Path(__file__).resolve().parent.parent / "data").resolve()
 
 Row = Mapping[str, "str | None"]
 

@@ -6,11 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from flinklab.grading.context import GradingContext
-from flinklab.settings import Settings
+from flinklab.lab_api import GradingContext, Settings
 
 if TYPE_CHECKING:  # the picture model loads with a picture: `flinklab --help` and `check` need none
-    from flinklab.pictures.picture import Picture
+    from flinklab.lab_api import Picture
 
 #: The terminal shows this many minutes of event time unless --from/--to say otherwise (fits 80 columns).
 TERMINAL_MINUTES = 30
@@ -18,9 +17,9 @@ TERMINAL_MINUTES = 30
 
 def step_pictures(ctx: GradingContext, step: str) -> list[Picture]:
     """A failed window step's expected windows against the learner's (none for the other steps)."""
+    from flinklab.lab_api import Picture
     from flinklab.labs.windows.pictures.figure import VIEWS, load_orders, windows_figure
     from flinklab.labs.windows.pictures.svg import windows_svg
-    from flinklab.pictures.picture import Picture
 
     if step not in VIEWS:
         return []
@@ -37,11 +36,11 @@ def show(settings: Settings, step: str | None, time_from: str | None, time_to: s
          svg: Path | None) -> tuple[object, Path | None]:
     """`flinklab show windows`: the terminal picture (a range of TERMINAL_MINUTES unless given) and, with `svg`,
     the whole range as an SVG file."""
+    from flinklab.lab_api import write_svg
     from flinklab.labs.windows import reference as ref
     from flinklab.labs.windows.pictures.figure import windows_figure_for
     from flinklab.labs.windows.pictures.svg import windows_svg
     from flinklab.labs.windows.pictures.term import windows_renderable
-    from flinklab.pictures.svg import write_svg
 
     figure = windows_figure_for(settings, step, time_from, time_to, default_span=TERMINAL_MINUTES * ref.MINUTE)
     renderable = windows_renderable(figure, width)

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from flinklab.lab_api import CHAR_PX, MONO, Svg
 from flinklab.labs.windows import reference as ref
 from flinklab.labs.windows.pictures.figure import Bar, WindowsFigure, hhmm, stamp
-from flinklab.pictures.svg import CHAR_PX, MONO, Svg
 
 LABEL_W = 120.0
 RIGHT = 24.0

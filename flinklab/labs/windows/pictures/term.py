@@ -36,7 +36,7 @@ class _Row:
 
     def text(self, label: str, label_style: str = "dim") -> Text:
         out = Text(label[:LABEL_W - 1].ljust(LABEL_W), style=label_style)
-        for char, style in zip(self.chars, self.styles):
+        for char, style in zip(self.chars, self.styles, strict=False):
             out.append(char, style=style or None)
         return out
 

@@ -22,16 +22,13 @@ CHANGELOG_MIN_REFRESH = 0
 
 TITLE = "SQL Query Result"
 STOPPED = "Table program finished."
+PAUSED = "Paused"  # flinklab's: the learner stopped the automatic refresh
 ROW_HEADER = "Row Summary"
 ROW_QUIT = "Press Q to go back."
 INPUT_TITLE = "Input Dialog"
 INPUT_HELP = "Press Enter to submit. Press ESC or submit an empty string to cancel."
 INPUT_ERROR = "The input is invalid please check it again."
 MARGIN = " "
-
-TABLE_KEYS = [("Q", "Quit"), ("R", "Refresh"), ("+", "Inc Refresh"), ("-", "Dec Refresh"), ("G", "Goto Page"),
-              ("L", "Last Page"), ("N", "Next Page"), ("P", "Prev Page"), ("O", "Open Row")]
-CHANGELOG_KEYS = [("Q", "Quit"), ("R", "Refresh"), ("+", "Inc Refresh"), ("-", "Dec Refresh"), ("O", "Open Row")]
 
 #: Lines of the frame that are not rows: title, status, empty line, column header, two footer lines.
 CHROME_LINES = 6
@@ -58,9 +55,12 @@ def updated(moment: datetime | None) -> str:
     return "Updated: " + moment.strftime("%H:%M:%S.") + f"{moment.microsecond // 1000:03d}"
 
 
-def status_line(width: int, retrieving: bool, interval: int, middle: str, moment: datetime | None) -> str:
-    """Left: the refresh interval (or `Table program finished.`); middle: the page; right: the update time."""
-    left = MARGIN + ("Refresh: " + REFRESH_INTERVALS[interval][0] if retrieving else STOPPED)
+def status_line(width: int, retrieving: bool, interval: int, middle: str, moment: datetime | None, *,
+                paused: bool = False) -> str:
+    """Left: the refresh interval (`Paused` while the learner paused it, `Table program finished.` once the result
+    is complete); middle: the page; right: the update time."""
+    refresh = PAUSED if paused else REFRESH_INTERVALS[interval][0]
+    left = MARGIN + ("Refresh: " + refresh if retrieving else STOPPED)
     right = updated(moment) + MARGIN
     line = left + " " * max(0, (width - len(middle)) // 2 - len(left)) + middle
     line += " " * max(0, width - len(line) - len(right)) + right
@@ -112,3 +112,26 @@ def clip(fragments: Sequence[tuple[str, str]], start: int, width: int) -> list[t
             out.append((style, text[lo - position: hi - position]))
         position = end
     return out
+
+
+def row_cells(row: Sequence[str], widths: Sequence[int], selected: bool, before: Sequence[str] | None,
+              marking: bool) -> list[tuple[str, str]]:
+    """A row's cells: reversed when selected; with `marking`, a cell that differs from `before` (the same row at
+    the last refresh; None: the row is new) in bold, as Flink marks what a refresh changed."""
+    fragments: list[tuple[str, str]] = []
+    for column, (cell, w) in enumerate(zip(row, widths)):
+        changed = marking and (before is None or column >= len(before) or before[column] != cell)
+        style = "reverse" if selected else ("bold" if changed else "")
+        fragments += [(style, " "), (style, cell_text(cell, w))]
+    return fragments
+
+
+def row_summary_lines(body: Sequence[tuple[str, str]], offset: int, width: int,
+                      height: int) -> list[list[tuple[str, str]]]:
+    """The Row Summary screen (Flink's CliRowView): its title, the fields from line `offset`, `Press Q ...`."""
+    lines: list[list[tuple[str, str]]] = [[("reverse", centered(ROW_HEADER, width))], [("", "")]]
+    for style, text in body[offset: offset + height - 4]:
+        lines.append([(style, text[:width])])
+    while len(lines) < height - 1:
+        lines.append([("", "")])
+    return lines + [[("", ROW_QUIT[:width])]]

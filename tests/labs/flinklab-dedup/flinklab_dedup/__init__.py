@@ -6,7 +6,7 @@ A lab outside flinklab: registered under the entry-point group `flinklab.labs` b
 
 from __future__ import annotations
 
-from flinklab.course.lab import FixtureSpec, Lab, Step
+from flinklab.lab_api import FixtureSpec, Lab, Step
 from flinklab_dedup import fixtures
 from flinklab_dedup.checks import checks
 from flinklab_dedup.report import REPORT_FIELDS, build_report

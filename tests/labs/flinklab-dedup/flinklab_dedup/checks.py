@@ -3,7 +3,7 @@ mistakes whose rows name the hint, and the report's fields. No code: every mista
 
 from __future__ import annotations
 
-from flinklab.grading.spec import LabChecks, ReportSpec, Rows, StepSpec, Wording
+from flinklab.lab_api import LabChecks, ReportSpec, Rows, StepSpec, Wording
 from flinklab_dedup import reference as ref
 from flinklab_dedup.report import REPORT_FIELDS, SOURCES
 

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flinklab.grading import report_fields
-from flinklab.grading.report_fields import ReportField
+from flinklab.lab_api import ReportField, report_field_names, report_field_sources, report_from_fields
 
 #: Each field is the row count of one step's output.
 FIELDS = (ReportField("unique_events", ("first",)), ReportField("users", ("last",)))
-REPORT_FIELDS = report_fields.names(FIELDS)
-SOURCES = report_fields.sources(FIELDS)
+REPORT_FIELDS = report_field_names(FIELDS)
+SOURCES = report_field_sources(FIELDS)
 
 
 def build_report(workspace: Path) -> dict:
     """Each field is the row count of its output; a field whose output is unusable is left out."""
-    return report_fields.build_report(workspace, FIELDS)
+    return report_from_fields(workspace, FIELDS)

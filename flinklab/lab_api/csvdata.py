@@ -1,5 +1,6 @@
-"""A lab's data as CSV files: written (no header, `\\n` line endings, deterministic for a seed and scale) and read
-back typed for the reference (`read_csv`), every problem one line naming the file, the line and the column.
+"""A lab's data as CSV files: rendered (no header, `\\n` line endings) and read back typed for the reference
+(`read_csv`), every problem one line naming the file, the line and the column. Writing a lab's generated CSVs is
+the `fixtures` use case (flinklab.usecases.fixtures).
 """
 
 from __future__ import annotations
@@ -10,14 +11,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from flinklab.course.lab import Lab
 from flinklab.errors import FlinklabError, UsageError
 from flinklab.grading.files import MAX_CSV_BYTES, FileReadError, MissingFileError, read_text
 from flinklab.grading.values import as_decimal, as_int, clip
 
-#: The largest --scale: each unit is about 120 orders (and their users, shipments, rates) per lab, so 1000 is
-#: already some 500k rows in memory at once; beyond it the generator would only exhaust memory.
-MAX_SCALE = 1000
 DATA_HINT = ("The lab's CSVs come from `flinklab fixtures generate` (`flink-up` provisions them); restore them, or "
              "point --data-dir / FLINKLAB_DATA_DIR at good ones.")
 
@@ -27,10 +24,12 @@ Column = tuple[str, Callable[[str], Any]]
 
 
 def text_cell(cell: str) -> str:
+    """The cell's text as it is."""
     return cell
 
 
 def decimal_cell(cell: str) -> Any:
+    """The cell as a Decimal (ValueError quoting it when it is not a number)."""
     number = as_decimal(cell)
     if number is None:
         raise ValueError(f"{clip(repr(cell))} is not a number")
@@ -38,6 +37,7 @@ def decimal_cell(cell: str) -> Any:
 
 
 def int_cell(cell: str) -> int:
+    """The cell as an int (ValueError quoting it when it is not a whole number)."""
     number = as_int(cell)
     if number is None:
         raise ValueError(f"{clip(repr(cell))} is not a whole number")
@@ -78,7 +78,7 @@ def read_csv(path: Path, columns: Sequence[Column]) -> list[tuple]:
                 raise FlinklabError(f"{path} line {reader.line_num}: {len(row)} values, expected {len(columns)} "
                                     f"({names}).", DATA_HINT)
             values = []
-            for (name, convert), cell in zip(columns, row):
+            for (name, convert), cell in zip(columns, row, strict=False):
                 try:
                     values.append(convert(cell))
                 except ValueError as exc:
@@ -90,44 +90,8 @@ def read_csv(path: Path, columns: Sequence[Column]) -> list[tuple]:
 
 
 def render_csv(rows: list[tuple[str, ...]]) -> str:
+    """The rows as CSV text: no header, `\\n` line endings (byte-identical for the same rows)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerows(rows)
     return buffer.getvalue()
-
-
-def write_fixtures(lab: Lab, out_dir: Path | None, seed: int | None = None, scale: int = 1) -> list[Path]:
-    """Generate the lab's CSVs into `out_dir` (None: the lab package's data/ folder, the committed CSVs) and return
-    their paths; files are written whole, via a temporary name."""
-    if scale < 1:
-        raise UsageError(f"--scale must be 1 or more, not {scale}.")
-    if scale > MAX_SCALE:
-        raise UsageError(f"--scale must be at most {MAX_SCALE}, not {scale}.",
-                         f"Each unit is a day (joins) or two hours (windows) of data; {MAX_SCALE} is the most "
-                         "the generator makes in memory.")
-    out_dir = lab.data_dir if out_dir is None else out_dir
-    seed = lab.fixtures.default_seed if seed is None else seed
-    generated = lab.fixtures.generate(seed, scale)
-    missing = [name for name in lab.fixtures.files if name not in generated]
-    if missing:
-        raise FlinklabError(
-            f"The {lab.name} generator produced no {', '.join(missing)}.", "This is a bug in the lab."
-        )
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(
-            f"Cannot create {out_dir}: {exc.strerror or exc}.", "Choose another with --out."
-        ) from None
-    written = []
-    for name in lab.fixtures.files:
-        path = out_dir / name
-        tmp = path.with_name(f".{name}.tmp")
-        try:
-            tmp.write_bytes(render_csv(generated[name]).encode("utf-8"))
-            tmp.replace(path)
-        except OSError as exc:
-            tmp.unlink(missing_ok=True)
-            raise UsageError(f"Cannot write {path}: {exc.strerror or exc}.", "Choose another dir with --out.") from None
-        written.append(path)
-    return written

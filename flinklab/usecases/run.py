@@ -11,7 +11,6 @@ learner runs every file anyway. A watch on the cluster ends the run within secon
 from __future__ import annotations
 
 import copy
-import json
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import nullcontext
@@ -20,13 +19,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flinklab.cluster.base import resolve_rest_url
-from flinklab.course.lab import Lab, Step
-from flinklab.course.solution import InstallResult, install_solution, write_keeping_backup
-from flinklab.errors import ClusterError, FlinklabError, UsageError
+from flinklab.errors import ClusterError, FlinklabError
 from flinklab.flink.rest import RestUnavailable
 from flinklab.flink.tls import cluster_rest
+from flinklab.lab_api import Lab, Step
 from flinklab.settings import Settings
 from flinklab.text import first_line
+from flinklab.usecases.run_plan import RunPlan, prepare_run, skip_reasons
+from flinklab.usecases.run_report import OutputWriteError, outputs_report, write_report
+from flinklab.usecases.solution import InstallResult, install_solution
 
 if TYPE_CHECKING:
     from flinklab.sqlclient.client import SqlClient
@@ -110,11 +111,6 @@ class _StepListener:
         self.progress.statement_finished(self.step, outcome)
 
 
-def select_steps(lab: Lab, only: str | None) -> list[Step]:
-    """The steps a run covers: just `only` (an unknown id is a UsageError), else all of them."""
-    return [lab.step(only)] if only else list(lab.steps)
-
-
 def run_step(client: SqlClient, lab: Lab, step: Step, workspace: Path, progress: RunProgress) -> StepRun:
     """`sql-client.sh -i ddl.sql -f STEP.sql > STEP.out 2>&1` for one step, through `client`."""
     from flinklab.sqlclient.client import run_invocation
@@ -165,14 +161,6 @@ def run_step(client: SqlClient, lab: Lab, step: Step, workspace: Path, progress:
     else:
         run.ok = bool(result.ok)
     return run
-
-
-class OutputWriteError(FlinklabError):
-    """A step's output (or report.json) could not be written; the previous file, if any, is left as it was."""
-
-    def __init__(self, path: Path, exc: OSError):
-        super().__init__(f"Cannot write {path}: {exc.strerror or exc}; the previous {path.name}, if any, is "
-                         f"unchanged.", f"Free some space in {path.parent} (or fix its permissions) and run again.")
 
 
 def _keep_partial(tmp: Path, out_file: Path) -> Path | None:
@@ -297,97 +285,6 @@ def job_durations(settings: Settings, job_ids: list[str]) -> dict[str, float | N
     return durations
 
 
-def outputs_report(lab: Lab, workspace: Path) -> dict:
-    """What report.json would be from the saved outputs now ({} when they cannot say)."""
-    try:
-        return lab.build_report(workspace)
-    except FlinklabError:
-        return {}
-
-
-def write_report(lab: Lab, workspace: Path, run: LabRun, before: dict | None = None, partial: bool = False) -> None:
-    """report.json from the saved outputs.
-
-    `before` is what the outputs gave before the run. A partial run (`--only`) changes only the fields whose
-    value the run changed, so the other fields (a value you wrote for a step that did not run) stay as they are;
-    a full run writes every field. The file is left alone when its JSON would not change, and moved to a backup
-    first only when it holds something the earlier outputs did not give (a value or key you wrote, a file that is
-    not a JSON object): replacing flinklab's own report loses nothing.
-    """
-    try:
-        after = lab.build_report(workspace)
-    except FlinklabError as exc:
-        run.report_error = exc.message + (f" ({exc.hint})" if exc.hint else "")
-        return
-    before = before or {}
-    path = workspace / lab.report_file
-    existing = _json_object(path)
-    report = after
-    if partial and existing is not None:
-        report = dict(existing)
-        for name in dict.fromkeys([*before, *after]):
-            if not _same_value(before.get(name), after.get(name)):
-                if name in after:
-                    report[name] = after[name]
-                else:
-                    report.pop(name, None)
-        order = [*lab.report_fields, *report]  # the lab's fields in its order, then keys of your own
-        report = {name: report[name] for name in dict.fromkeys(order) if name in report}
-    run.report_path = path
-    if existing is not None and _same_value(existing, report):  # the same JSON: nothing to replace or back up
-        return
-    yours = path.exists() and (existing is None or any(
-        not _same_value(value, before.get(name)) for name, value in existing.items()
-        if not _same_value(value, report.get(name))))
-    text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
-    written = InstallResult(workspace=workspace)
-    try:
-        if yours:
-            write_keeping_backup(path, text, written)
-        else:
-            _write_atomic(path, text)
-    except OSError as exc:  # a full workspace: no half-written report.json (a replaced one was backed up first)
-        path.with_name(f".{path.name}.tmp").unlink(missing_ok=True)
-        run.report_path = None
-        raise OutputWriteError(path, exc) from None
-    if written.backups:
-        run.report_backup = written.backups[0][1]
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-
-
-def _json_object(path: Path) -> dict | None:
-    """`path` as a JSON object; None when it is missing or is not one."""
-    try:
-        found = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-        return None
-    return found if isinstance(found, dict) else None
-
-
-def _same_value(a: object, b: object) -> bool:
-    """The same JSON (key order aside; 1, 1.0 and true stay different, as they are to the grader's type checks)."""
-    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
-
-
-def skip_reasons(lab: Lab, steps: list[Step], workspace: Path) -> tuple[dict[str, str], list[str]]:
-    """Why each step that cannot run is skipped (its SQL file or the init file is missing), and the missing
-    workspace files, sorted."""
-    init_missing = not (workspace / lab.init_file).is_file()
-    skip_reason: dict[str, str] = {}
-    for step in steps:
-        if not (workspace / step.sql_file).is_file():
-            skip_reason[step.id] = f"{step.sql_file} is missing"
-        elif step.uses_init and init_missing:
-            skip_reason[step.id] = f"needs {lab.init_file}, which is missing"
-    needed = {s.sql_file for s in steps} | ({lab.init_file} if any(s.uses_init for s in steps) else set())
-    return skip_reason, sorted(name for name in needed if not (workspace / name).is_file())
-
-
 def run_lab(
     settings: Settings,
     lab: Lab,
@@ -398,28 +295,36 @@ def run_lab(
     progress: RunProgress | None = None,
     parallel: int | None = None,
 ) -> LabRun:
-    """Run the lab's steps (or just `only`) in its workspace and write report.json.
+    """Run the lab's steps (or just `only`) in its workspace and write report.json: `run_planned` of
+    `prepare_run` (see both)."""
+    plan = prepare_run(settings, lab, solution=solution, only=only)
+    return run_planned(settings, plan, client=client, progress=progress, parallel=parallel)
 
-    Without `solution`, the learner's files run; missing ones are skipped and listed. With `solution`, the
+
+def run_planned(
+    settings: Settings,
+    plan: RunPlan,
+    *,
+    client: SqlClient | None = None,
+    progress: RunProgress | None = None,
+    parallel: int | None = None,
+) -> LabRun:
+    """Run a planned run and write report.json.
+
+    Without `plan.solution`, the learner's files run; missing ones are skipped and listed. With it, the
     reference SQL is installed first (the learner's differing files are backed up). One SqlClient for all steps:
     `client` if given (left open), else one created here and closed at the end. Up to `parallel` steps run at
     once (default `settings.run_parallel`; never more than the cluster's free slots); the results are the same
     as one at a time, as each step has its own session and writes only its own files.
     """
     progress = progress or RunProgress()
-    steps = select_steps(lab, only)
-    workspace = settings.workspace(lab.name)
-    run = LabRun(lab=lab, workspace=workspace, solution=solution)
+    lab, steps, workspace = plan.lab, plan.steps, plan.workspace
+    run = LabRun(lab=lab, workspace=workspace, solution=plan.solution)
     started = time.monotonic()
-    if solution:
+    skip_reason, run.missing = plan.skip_reason, plan.missing
+    if plan.solution:
         run.install = install_solution(settings, lab)
-    elif not workspace.is_dir():
-        raise UsageError(
-            f"No workspace for {lab.name!r} at {workspace}.",
-            f"Write your SQL files there, or run the reference: `flinklab run {lab.name} --solution`.",
-        )
-
-    skip_reason, run.missing = skip_reasons(lab, steps, workspace)
+        skip_reason, run.missing = skip_reasons(lab, steps, workspace)
     before = outputs_report(lab, workspace)  # what report.json's values came from, if flinklab wrote it
 
     own_client = client is None and len(skip_reason) < len(steps)

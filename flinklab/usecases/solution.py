@@ -6,18 +6,14 @@ installed copy points where this machine keeps them (settings.data_dir, settings
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from flinklab.course.lab import Lab
+from flinklab.course.textpaths import rewrite_paths
 from flinklab.errors import UsageError
 from flinklab.grading.files import backup_path
+from flinklab.lab_api import Lab
 from flinklab.settings import Settings
-
-#: The literal defaults the lab texts (and so the reference SQL) use.
-TEXT_DATA_DIR = "/opt/lab/fixtures/data"
-TEXT_WORKSPACE_ROOT = "/root/flink"
 
 
 @dataclass
@@ -26,21 +22,6 @@ class InstallResult:
     installed: list[Path] = field(default_factory=list)  # files written (new or changed)
     unchanged: list[Path] = field(default_factory=list)  # already identical; left alone
     backups: list[tuple[Path, Path]] = field(default_factory=list)  # (learner file, where it was moved)
-
-
-def _sql_literal_path(path: Path) -> str:
-    # The paths land inside SQL string literals: a quote must be doubled.
-    return str(path).replace("'", "''")
-
-
-def rewrite_paths(sql: str, data_dir: Path, workspace_root: Path) -> str:
-    """Point the lab texts' default paths at this machine's data dir and workspace root."""
-    # Only whole path prefixes: `/root/flink/joins` is rewritten, `/root/flinkx` is not.
-    sql = re.sub(re.escape(TEXT_DATA_DIR) + r"(?=[/'\"\s]|$)", lambda _: _sql_literal_path(data_dir), sql)
-    sql = re.sub(
-        re.escape(TEXT_WORKSPACE_ROOT) + r"(?=[/'\"\s]|$)", lambda _: _sql_literal_path(workspace_root), sql
-    )
-    return sql
 
 
 def write_keeping_backup(path: Path, text: str, result: InstallResult) -> None:

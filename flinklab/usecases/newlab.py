@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from flinklab.course.fixtures_io import render_csv
 from flinklab.errors import UsageError
+from flinklab.lab_api.csvdata import render_csv
 
 NAME = re.compile(r"[a-z][a-z0-9_]{0,30}\Z")
 
@@ -42,7 +42,7 @@ INIT = '''"""The {name} lab. Replace the step, the data and the checks with your
 
 from __future__ import annotations
 
-from flinklab.course.lab import FixtureSpec, Lab, Step
+from flinklab.lab_api import FixtureSpec, Lab, Step
 
 from flinklab_{name} import fixtures
 from flinklab_{name}.checks import checks
@@ -92,7 +92,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from flinklab.course.fixtures_io import decimal_cell, read_csv, text_cell
+from flinklab.lab_api import decimal_cell, read_csv, text_cell
 
 from flinklab_{name}.fixtures import FILE
 
@@ -121,19 +121,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flinklab.grading import report_fields
-from flinklab.grading.report_fields import ReportField
+from flinklab.lab_api import ReportField, report_field_names, report_field_sources, report_from_fields
 
 FIELDS = (
     ReportField("categories", ("count",)),  # the rows of count.out; ("count",), "sum", "items" would sum a column
 )
-REPORT_FIELDS = report_fields.names(FIELDS)
-SOURCES = report_fields.sources(FIELDS)
+REPORT_FIELDS = report_field_names(FIELDS)
+SOURCES = report_field_sources(FIELDS)
 
 
 def build_report(workspace: Path) -> dict:
     """report.json from the saved outputs; a field whose output is unusable is left out."""
-    return report_fields.build_report(workspace, FIELDS)
+    return report_from_fields(workspace, FIELDS)
 '''
 
 CHECKS = '''"""The lab's checks as a table (flinklab.grading.spec): per step the columns its output must have and its
@@ -145,7 +144,7 @@ for a hint that needs code, and a `Judge` only for a check that is not a row com
 
 from __future__ import annotations
 
-from flinklab.grading.spec import Changelog, LabChecks, ReportSpec, Rows, StepSpec
+from flinklab.lab_api import Changelog, LabChecks, ReportSpec, Rows, StepSpec
 
 from flinklab_{name} import reference as ref
 from flinklab_{name}.report import REPORT_FIELDS, SOURCES

@@ -1,26 +1,40 @@
 """A lab is data: steps, files, report fields, reference solution, fixtures, checks and what it can draw.
 
-A lab is a Python package exposing `LAB: Lab`, registered under the entry-point group `flinklab.labs` (see
-flinklab.course.registry); its reference SQL is the package's `sql/` folder and its CSVs its `data/` folder
-(package data, so a wheel has them). The runner, the grader and the backends know no lab by name.
+The definitions behind `flinklab.lab_api` (import them from there). A lab is a Python package exposing `LAB: Lab`,
+registered under the entry-point group `flinklab.labs` (see flinklab.course.registry); its reference SQL is the
+package's `sql/` folder and its CSVs its `data/` folder (package data, so a wheel has them). flinklab's own labs keep
+theirs at the repository's top level, `sql/LAB/` and `fixtures/LAB/`, linked from their packages. The runner, the grader
+and the backends know no lab by name.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import importlib
+import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Literal
+from typing import TYPE_CHECKING, Literal
 
-from flinklab.grading.checks import CheckResult
+from flinklab.errors import UsageError
 from flinklab.grading.context import GradingContext
+from flinklab.grading.results import CheckResult
 
 if TYPE_CHECKING:  # the picture model loads with a picture: `flinklab --help` and `check` need none
     from flinklab.pictures.picture import Picture
 
 Mode = Literal["batch", "streaming"]
-#: One CSV's rows, already formatted as strings, in file order.
-Rows = list[tuple[str, ...]]
+#: One CSV's rows, already formatted as strings, in file order (what a data generator returns per file).
+DataRows = list[tuple[str, ...]]
+#: The data generator's signature: generate(seed, scale) -> {CSV file name: rows}, the same bytes for the same
+#: seed and scale.
+DataGenerator = Callable[[int, int], dict[str, DataRows]]
+#: A lab's checks: grade the saved work in a GradingContext, every requirement one CheckResult.
+ChecksHook = Callable[[GradingContext], Sequence[CheckResult]]
+#: A lab's report builder: report.json's fields from the saved outputs in the workspace.
+ReportHook = Callable[[Path], dict]
+#: A lab's picture of one failed step for the HTML report (an empty list: no picture).
+StepPicturesHook = Callable[[GradingContext, str], "list[Picture]"]
 
 
 @dataclass(frozen=True)
@@ -50,7 +64,7 @@ class FixtureSpec:
 
     files: tuple[str, ...]  # e.g. ("joins_users.csv", ...), written to fixtures/ and provisioned to the data dir
     #: generate(seed, scale) -> {file name: rows}; rows are string tuples written as CSV without header
-    generate: Callable[[int, int], dict[str, Rows]]
+    generate: DataGenerator
     default_seed: int = 42
 
 
@@ -64,11 +78,24 @@ class LabPictures:
     file it wrote (or None).
     """
 
-    step: Callable[[GradingContext, str], list[Picture]] | None = None
+    step: StepPicturesHook | None = None
     show: Callable[..., tuple[object, Path | None]] | None = None
     #: the one-line help of `flinklab show LAB` and of its STEP argument
     show_help: str = ""
     step_help: str = ""
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A classic mistake the lab's checks must catch, declared in the lab's `sql/mistakes/expected.json` (the lab
+    conformance suite runs each on a live cluster): `sql_file` (beside it) replaces `step`'s SQL, and then exactly
+    the checks in `fails` fail, each hint containing its phrase. `may_pass` names checks of `fails` whose outcome on
+    a live cluster depends on timing (how Flink interleaves sources), not on the query."""
+
+    sql_file: str
+    step: str
+    fails: dict[str, str]
+    may_pass: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -82,9 +109,9 @@ class Lab:
     #: report.json field names, in order
     report_fields: tuple[str, ...]
     #: build the report from the saved outputs in the workspace, the way the lab tells a learner to
-    build_report: Callable[[Path], dict]
+    build_report: ReportHook
     #: grade the saved work: every requirement one CheckResult
-    checks: Callable[[GradingContext], Sequence[CheckResult]]
+    checks: ChecksHook
     init_file: str = "ddl.sql"
     report_file: str = "report.json"
     #: extra files of the reference solution that are not a step's sql_file (e.g. none); ddl.sql is always included
@@ -101,8 +128,6 @@ class Lab:
         for step in self.steps:
             if step.id == step_id:
                 return step
-        from flinklab.errors import UsageError
-
         raise UsageError(
             f"Lab {self.name!r} has no step {step_id!r}.",
             f"Steps: {', '.join(s.id for s in self.steps)}.",
@@ -120,11 +145,7 @@ class Lab:
         """The lab package's folder (its sql/ and data/ are package data)."""
         if self.home is not None:
             return self.home
-        import importlib
-
         if not self.package:
-            from flinklab.errors import UsageError
-
             raise UsageError(f"Lab {self.name!r} names no package, so its SQL and data cannot be found.",
                              "Give the Lab package=__name__ (or home=FOLDER).")
         module = importlib.import_module(self.package)
@@ -132,17 +153,34 @@ class Lab:
 
     @property
     def solution_dir(self) -> Path:
-        """Where the reference SQL is: the package's sql/ folder."""
-        return self.root / "sql"
+        """Where the reference SQL is: the package's sql/ folder (for a built-in lab in a checkout a link to the
+        top-level sql/LAB/, resolved here; in a wheel a copy)."""
+        return (self.root / "sql").resolve()
 
     @property
     def data_dir(self) -> Path:
-        """Where the lab's committed CSVs are: the package's data/ folder."""
-        return self.root / "data"
+        """Where the lab's committed CSVs are: the package's data/ folder (for a built-in lab in a checkout a link
+        to the top-level fixtures/LAB/, resolved here; in a wheel a copy)."""
+        return (self.root / "data").resolve()
 
     def data_files(self) -> list[Path]:
         """The lab's committed CSVs, in the order of `fixtures.files`."""
         return [self.data_dir / name for name in self.fixtures.files]
+
+    @property
+    def mistakes_dir(self) -> Path:
+        """Where the lab's declared mistakes are: sql/mistakes/ (SQL files and expected.json)."""
+        return self.solution_dir / "mistakes"
+
+    def mistakes(self) -> list[Mistake]:
+        """The lab's declared mistakes, in expected.json's order ([] when it declares none). Keys starting with
+        `_` are comments."""
+        path = self.mistakes_dir / "expected.json"
+        if not path.is_file():
+            return []
+        table = json.loads(path.read_text(encoding="utf-8"))
+        return [Mistake(name, case["step"], dict(case["fails"]), tuple(case.get("may_pass", ())))
+                for name, case in table.items() if not name.startswith("_")]
 
     @property
     def solution_files(self) -> tuple[str, ...]:

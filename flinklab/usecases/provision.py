@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from flinklab.course.lab import Lab
 from flinklab.course.registry import built_in, load_labs
 from flinklab.errors import UsageError
+from flinklab.lab_api import Lab
 from flinklab.settings import Settings
 
 

@@ -6,10 +6,10 @@ import gc
 import os
 from pathlib import Path
 
-from flinklab.course.lab import Lab
 from flinklab.errors import FlinklabError
-from flinklab.grading.checks import GradeReport
 from flinklab.grading.context import GradingContext
+from flinklab.grading.results import GradeReport
+from flinklab.lab_api import Lab
 from flinklab.settings import Settings
 
 
