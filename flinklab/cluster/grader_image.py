@@ -20,11 +20,11 @@ import sysconfig
 import tarfile
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata, resources
 from pathlib import Path
-from typing import IO, Callable
+from typing import IO
 
 from flinklab.errors import ClusterError, UsageError
 from flinklab.version import FLINK_VERSION

@@ -116,7 +116,7 @@ def write_csv(report: ClassReport, path: Path) -> None:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["learner", "lab", "gradable", "score", "max_score", "percent", "failed_checks", "file"])
-    for result, file in zip(report.results, report.files):
+    for result, file in zip(report.results, report.files, strict=True):
         writer.writerow([result.learner, result.lab, str(result.gradable).lower(), f"{result.score:g}",
                          f"{result.max_score:g}", f"{100 * result.fraction:.1f}" if result.gradable else "",
                          "; ".join(c.name for c in result.failures) if result.gradable else result.message, file])

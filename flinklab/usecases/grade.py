@@ -24,12 +24,12 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from flinklab.course.grader import grade_lab
-from flinklab.course.lab import Lab, Step
 from flinklab.errors import FlinklabError
-from flinklab.grading.checks import CheckResult
 from flinklab.grading.formats import GradeResult, StepOutcome
+from flinklab.grading.results import CheckResult
+from flinklab.lab_api import Lab, Step
 from flinklab.settings import Settings
+from flinklab.usecases.check import grade_lab
 from flinklab.usecases.grade_sandbox import REFUSED_HINT, Sandbox
 
 if TYPE_CHECKING:
@@ -157,9 +157,9 @@ def _embedded_gateway(settings: Settings, rest_url: str, say: Callable[[str], No
 @contextlib.contextmanager
 def _booted_cluster(settings: Settings, lab: Lab, say: Callable[[str], None], scratch: Path) -> Iterator[Settings]:
     """A local cluster and gateway of this run only (private state dir, free ports), stopped after it."""
-    from flinklab.course.data import lab_data_files
     from flinklab.environment.lifecycle import bring_down, bring_up
     from flinklab.flink.procs import free_port
+    from flinklab.usecases.provision import lab_data_files
 
     booted = dataclasses.replace(
         settings, state_dir=scratch / "state", backend="local", remote_url="",
@@ -176,7 +176,7 @@ def _booted_cluster(settings: Settings, lab: Lab, say: Callable[[str], None], sc
 def _run_one(settings: Settings, lab: Lab, step: Step, root: Path, client_for: ClientFactory,
              timeout: float) -> StepOutcome:
     """Run `step` in its own workspace (root/LAB) with its own client; abort it after `timeout` seconds."""
-    from flinklab.course.runner import run_lab
+    from flinklab.usecases.run import run_lab
 
     started = time.monotonic()
     timed_out = threading.Event()
@@ -346,7 +346,8 @@ def grade_submission(settings: Settings, lab: Lab, submission: Path, *, step_tim
 
 def _write_report(lab: Lab, workspace: Path) -> str:
     """report.json from the outputs, as `flinklab run` writes it; why not, when it could not be written."""
-    from flinklab.course.runner import LabRun, write_report
+    from flinklab.usecases.run import LabRun
+    from flinklab.usecases.run_report import write_report
 
     run = LabRun(lab=lab, workspace=workspace, solution=False)
     write_report(lab, workspace, run)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flinklab.course.lab import Lab
 from flinklab.errors import UsageError
+from flinklab.lab_api import Lab
 
 WORKFLOW = ".github/workflows/grade.yml"
 

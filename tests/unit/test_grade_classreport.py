@@ -9,8 +9,8 @@ import subprocess
 import pytest
 from typer.testing import CliRunner
 
-from flinklab.grading.checks import CheckResult
 from flinklab.grading.formats import FORMATS, GradeResult, write_result
+from flinklab.grading.results import CheckResult
 from flinklab.usecases.classreport import build_class_report, render_html
 
 
@@ -29,7 +29,7 @@ def class_dir(tmp_path):
     learners = [("ann", True, True), ("bob", False, True), ("cy", False, False), ("di", False, True),
                 ("ed", True, False)]
     paths = []
-    for (name, interval_ok, temporal_ok), fmt in zip(learners, FORMATS):
+    for (name, interval_ok, temporal_ok), fmt in zip(learners, FORMATS, strict=True):
         path = tmp_path / name / "results.json"
         write_result(result(name, interval_ok, temporal_ok), fmt, path)
         paths.append(path)

@@ -14,9 +14,9 @@ import re
 import jsonschema
 import pytest
 
-from flinklab.grading.checks import CheckResult
 from flinklab.grading.formats import FORMATS, GradeResult, StepOutcome, read_result, render_result, write_result
 from flinklab.grading.formats.prairielearn import SIZE_LIMIT, prairielearn
+from flinklab.grading.results import CheckResult
 
 GRADESCOPE_SCHEMA = {
     "type": "object",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from flinklab.grading.checks import CheckResult
+from flinklab.grading.results import CheckResult
 
 #: The formats `flinklab grade --format` writes, in the order its help lists them.
 FORMATS = ("gradescope", "prairielearn", "junit", "json", "codegrade")

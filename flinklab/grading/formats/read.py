@@ -8,9 +8,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from flinklab.errors import UsageError
-from flinklab.grading.checks import CheckResult
 from flinklab.grading.formats.flinklab_json import FORMAT_TAG
 from flinklab.grading.formats.model import GradeResult, StepOutcome, split_feedback
+from flinklab.grading.results import CheckResult
 
 _LIMIT = 16 << 20  # a results file is small; a huge one is not ours
 _CHECK_LINE = re.compile(r"^(PASS|FAIL) (?:\[([^\]]*)\] )?(.*) \(([-\d.e+]+)/([-\d.e+]+)\)$")
