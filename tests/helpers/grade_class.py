@@ -1,6 +1,7 @@
 """A test class for the grader: submissions of SQL someone else wrote (the joins lab's reference SQL, the captured
 typical mistakes in tests/data/joins/mistakes) and the ones a grader must survive (correct outputs with wrong SQL,
-an unbounded query, an empty submission, a file-reading attempt). Used by the live grade tests, the grader image's
+an unbounded query, an empty submission, a file-reading attempt). The mistakes are the lab's own
+(flinklab/labs/joins/sql/mistakes, with the checks each must fail in its expected.json). Used by the live grade tests, the grader image's
 tests and the class report's test."""
 
 from __future__ import annotations
@@ -10,7 +11,12 @@ from pathlib import Path
 
 from flinklab.course.registry import get_lab
 
-DATA = Path(__file__).parent.parent / "data" / "joins"
+DATA = Path(__file__).parent.parent / "data" / "joins"  # the captured outputs of a reference run
+
+
+def mistakes_dir() -> Path:
+    """The joins lab's typical mistakes and their expected.json."""
+    return get_lab("joins").solution_dir / "mistakes"
 
 #: a query over a source without end: the grader must cancel it
 UNBOUNDED_SQL = """SET 'sql-client.execution.result-mode' = 'tableau';
@@ -51,7 +57,7 @@ def submission(kind: str, dest: Path) -> Path:
         return dest
     reference(dest)
     if kind == "mistake":
-        shutil.copyfile(DATA / "mistakes" / "interval_less_than.sql", dest / "interval.sql")
+        shutil.copyfile(mistakes_dir() / "interval_less_than.sql", dest / "interval.sql")
     elif kind == "forged":
         (dest / "count.sql").write_text(WRONG_COUNT_SQL)
         for out in (DATA / "outputs" / "solution").iterdir():

@@ -7,7 +7,7 @@ import json
 import time
 
 import pytest
-from helpers.grade_class import DATA, submission
+from helpers.grade_class import mistakes_dir, submission
 
 from flinklab.course.registry import get_lab
 from flinklab.usecases.grade import grade_submission
@@ -28,7 +28,7 @@ def test_the_reference_scores_everything(flink_cluster, tmp_path):
 
 
 def test_a_typical_mistake_gets_its_hint(flink_cluster, tmp_path):
-    expected = json.loads((DATA / "mistakes" / "expected.json").read_text())
+    expected = json.loads((mistakes_dir() / "expected.json").read_text())
     result = grade(flink_cluster, "mistake", tmp_path)
     failed = {c.name: c for c in result.failures}
     assert set(failed) == set(expected["interval_less_than.sql"]["fails"])
