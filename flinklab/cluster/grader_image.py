@@ -81,6 +81,8 @@ class _Source:
     root: Path
     arcname: str
     skip: Callable[[tuple[str, ...]], bool]
+    #: linked folders become real ones (a lab package links its sql/ and data/ to the top-level sql/LAB, fixtures/LAB)
+    follow: bool = False
 
 
 def _sources(entry_points: Sequence[metadata.EntryPoint]) -> tuple[list[_Source], dict[str, bytes]]:
@@ -104,7 +106,7 @@ def _sources(entry_points: Sequence[metadata.EntryPoint]) -> tuple[list[_Source]
                                                                 and parts[1] in _SKIP_PYFLINK)),
     ]
     for name in sorted(packages):
-        sources.append(_Source(_package_dir(name), f"app/{name}", lambda parts: "__pycache__" in parts))
+        sources.append(_Source(_package_dir(name), f"app/{name}", lambda parts: "__pycache__" in parts, follow=True))
     generated = {"bin/flinklab": grader_file("flinklab"), "entrypoint.sh": grader_file("entrypoint.sh"),
                  "run_autograder": grader_file("run_autograder"), "Dockerfile": grader_file("Dockerfile")}
     chosen = {ep.name for ep in entry_points}
@@ -136,10 +138,17 @@ def _dist_name(entry: str) -> str:
     return _normal(stem.split("-", 1)[0])
 
 
-def _walk(source: _Source) -> Iterator[tuple[Path, tuple[str, ...]]]:
-    for path in sorted(source.root.rglob("*")):
-        parts = path.relative_to(source.root).parts
+def _walk(source: _Source, root: Path | None = None, under: tuple[str, ...] = ()) -> Iterator[tuple[Path, tuple[str,
+                                                                                                    ...]]]:
+    """Every entry under the source's root that is not skipped; with `follow`, a linked folder's files come as
+    files under the link's name (Path.rglob does not enter linked folders)."""
+    root = root or source.root
+    for path in sorted(root.rglob("*")):
+        parts = under + path.relative_to(root).parts
         if source.skip(parts):
+            continue
+        if source.follow and path.is_symlink() and path.is_dir():
+            yield from _walk(source, path.resolve(), parts)
             continue
         yield path, parts
 
@@ -174,7 +183,8 @@ def _context(entry_points: Sequence[metadata.EntryPoint]) -> IO[bytes]:
             for path, parts in _walk(source):
                 if path.is_dir() and not path.is_symlink():
                     continue  # directories come with their files
-                tar.add(str(path), arcname=f"{source.arcname}/{'/'.join(parts)}", recursive=False)
+                arcname = f"{source.arcname}/{'/'.join(parts)}"
+                tar.add(str(path.resolve() if source.follow else path), arcname=arcname, recursive=False)
     fileobj.seek(0)
     return fileobj
 

@@ -1,8 +1,7 @@
-"""A test class for the grader: submissions of SQL someone else wrote (the joins lab's reference SQL, the captured
-typical mistakes in tests/data/joins/mistakes) and the ones a grader must survive (correct outputs with wrong SQL,
-an unbounded query, an empty submission, a file-reading attempt). The mistakes are the lab's own
-(flinklab/labs/joins/sql/mistakes, with the checks each must fail in its expected.json). Used by the live grade tests, the grader image's
-tests and the class report's test."""
+"""A test class for the grader: submissions of SQL someone else wrote (the joins lab's reference SQL and one of
+its typical mistakes, from flinklab/labs/joins/sql/ and sql/mistakes/ with the checks each must fail in its
+expected.json) and the ones a grader must survive (correct outputs with wrong SQL, an unbounded query, an empty
+submission, a file-reading attempt). Used by the live grade tests, the grader image's tests and the class report."""
 
 from __future__ import annotations
 
