@@ -154,7 +154,8 @@ def _walk(source: _Source, root: Path | None = None, under: tuple[str, ...] = ()
 
 
 def grader_tag(standin_tag: str, entry_points: Sequence[metadata.EntryPoint]) -> str:
-    """A hash of the stand-in's tag, the build files, the labs and every file's path and size."""
+    """A hash of the stand-in's tag, the build files, the labs, flinklab's and the labs' files and the path and
+    size of every other file."""
     sources, generated = _sources(entry_points)
     h = hashlib.sha256()
     for part in (RECIPE_VERSION, FLINK_VERSION, standin_tag, sys.version):
@@ -164,8 +165,10 @@ def grader_tag(standin_tag: str, entry_points: Sequence[metadata.EntryPoint]) ->
     for source in sources:
         for path, parts in _walk(source):
             if path.is_file():
-                stat = path.stat()
-                h.update(f"{source.arcname}/{'/'.join(parts)}:{stat.st_size}:{int(stat.st_mtime)}\0".encode())
+                # flinklab's and the labs' files by content (small, and edited); the Python and its packages by
+                # path and size (installed, and large)
+                body = path.read_bytes() if source.follow else str(path.stat().st_size).encode()
+                h.update(f"{source.arcname}/{'/'.join(parts)}:".encode() + body + b"\0")
     return f"{GRADER_REPOSITORY}:{FLINK_VERSION}-{h.hexdigest()[:12]}"
 
 
