@@ -170,7 +170,7 @@ def render_html(report: ClassReport) -> str:
         for step, (ok, n) in report.step_pass.items())
     failed = "".join(
         f"<tr><td>{e(item.name)}<div class=muted>{e(item.message)}</div></td><td class=num>{item.learners}</td>"
-        f"<td class=hint>{e(item.hint)}</td></tr>" for item in report.failed[:20])
+        f"<td class=hint>{e(item.hint)}</td></tr>" for item in report.failed[:50])
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Class report: {e(report.lab)}</title>
 <style>{_CSS}</style></head><body>

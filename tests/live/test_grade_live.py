@@ -7,16 +7,21 @@ import json
 import time
 
 import pytest
-from helpers.grade_class import mistakes_dir, submission
+from helpers.grade_class import KINDS, mistakes_dir, submission
 
 from flinklab.course.registry import get_lab
 from flinklab.usecases.grade import grade_submission
 
 pytestmark = pytest.mark.live
 
+#: kind -> its result, for the class report of the test class (a kind not graded yet is graded there)
+GRADED: dict = {}
+
 
 def grade(settings, kind, tmp_path, **kwargs):
-    return grade_submission(settings, get_lab("joins"), submission(kind, tmp_path / kind), **kwargs)
+    result = grade_submission(settings, get_lab("joins"), submission(kind, tmp_path / kind), **kwargs)
+    GRADED[kind] = result
+    return result
 
 
 def test_the_reference_scores_everything(flink_cluster, tmp_path):
@@ -73,3 +78,40 @@ def test_reading_files_jars_and_udfs_are_refused(flink_cluster, tmp_path):
     text = json.dumps([c.__dict__ for c in result.checks])
     assert "root:x:0:0" not in text  # nothing of the file reached the feedback
     assert by_step["count"].status == "ok" and result.gradable
+
+
+def test_the_class_report_of_the_test_class(flink_cluster, tmp_path):
+    """The test class's results, each in another format, read by `flinklab class-report`, whose page a real
+    headless Chromium renders (its screenshot is this test's artifact)."""
+    import shutil
+    import subprocess
+
+    from typer.testing import CliRunner
+
+    from flinklab.cli.app import app
+    from flinklab.grading.formats import FORMATS, write_result
+
+    paths = []
+    for index, kind in enumerate(KINDS):
+        result = GRADED.get(kind) or grade(flink_cluster, kind, tmp_path / "grading",
+                                           **({"step_timeout": 15} if kind == "unbounded" else {}))
+        path = tmp_path / "class" / kind / "results.json"
+        write_result(result, FORMATS[index % len(FORMATS)], path)
+        paths.append(path)
+    page, shot = tmp_path / "class.html", tmp_path / "artifacts" / "class-report.png"
+    outcome = CliRunner().invoke(app, ["class-report", *map(str, paths), "--html", str(page)])
+    assert outcome.exit_code == 0, outcome.output
+    reference = GRADED["reference"]
+    assert f"{reference.max_score:g}/{reference.max_score:g}" in outcome.output  # the reference's full score
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert chromium, "chromium is not installed: `scripts/install.sh --test` installs it"
+    shot.parent.mkdir()
+    done = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                           "--hide-scrollbars", f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom",
+                           f"--screenshot={shot}", "--window-size=1200,1600", page.as_uri()],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0 and shot.is_file(), done.stderr[-2000:]
+    dom = done.stdout
+    for kind in KINDS:
+        assert f"<td>{kind}</td>" in dom
+    assert "not gradable" in dom and "did not finish in 15 s" in dom and "instead of BETWEEN" in dom
