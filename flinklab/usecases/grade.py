@@ -179,27 +179,56 @@ def _run_one(settings: Settings, lab: Lab, step: Step, root: Path, client_for: C
     from flinklab.usecases.run import run_lab
 
     started = time.monotonic()
-    timed_out = threading.Event()
     client = client_for()
-
-    def expire() -> None:
-        timed_out.set()
-        client.abort(lambda: StepTimedOut(step, timeout))
-
-    timer = threading.Timer(timeout, expire)
-    timer.daemon = True
-    timer.start()
+    watch = _StepClock(step, timeout, client)
     try:
         run = run_lab(dataclasses.replace(settings, workspace_root=root), lab, only=step.id, client=client,
-                      parallel=1)
+                      parallel=1, progress=watch)
     finally:
-        timer.cancel()
+        watch.stop()
         client.close()
     seconds = time.monotonic() - started
-    if timed_out.is_set():
+    if watch.expired:
         return StepOutcome(step.id, "timed out", seconds, f"{step.sql_file} did not finish in {timeout:g} s")
     step_run = run.steps[0]
     return StepOutcome(step.id, step_run.status, seconds, step_run.error)
+
+
+class _StepClock:
+    """The step's timeout: from its first statement to its end (the run's progress says both), the step's client
+    is aborted when it runs out; what the run does after the step (report.json, job durations) is not timed."""
+
+    def __init__(self, step: Step, timeout: float, client: SqlClient):
+        self.step, self.timeout, self.client = step, timeout, client
+        self.expired = False
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+
+    def _expire(self) -> None:
+        with self._lock:
+            if self._timer is None:
+                return  # the step ended first
+            self.expired = True
+        self.client.abort(lambda: StepTimedOut(self.step, self.timeout))
+
+    def step_started(self, step: Step) -> None:
+        with self._lock:
+            self._timer = threading.Timer(self.timeout, self._expire)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def statement_started(self, step: Step, index: int, statement: str) -> None: ...
+
+    def statement_finished(self, step: Step, outcome: object) -> None: ...
+
+    def step_finished(self, run: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        with self._lock:
+            timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
 
 
 def _run_steps(settings: Settings, lab: Lab, roots: dict[str, Path], client_for: ClientFactory, timeout: float,
