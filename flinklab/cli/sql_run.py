@@ -15,7 +15,7 @@ from typing import NoReturn, TextIO
 from flinklab.cli.sql_options import OPTIONS
 from flinklab.errors import ExitStatus, FlinklabError, UsageError
 from flinklab.settings import Settings
-from flinklab.sqlclient.sqlfiles import read_sql
+from flinklab.sqlclient.sqlfiles import read_script, read_sql
 
 _INIT = OPTIONS["init"][0]
 _FILE = OPTIONS["file"][0]
@@ -58,8 +58,10 @@ def run_sql(
     """Check the inputs, connect to the gateway, run one invocation (or, on a terminal without `-f`, the
     interactive shell), and say how it went."""
     # Read once here so a bad path fails before stdin is read (and before a missing gateway would hide it).
-    for path in [*init, *([file] if file is not None else [])]:
+    for path in init:
         read_sql(path)
+    if file is not None:
+        read_script(file)
     from flinklab.environment.client import SqlClient
     from flinklab.sqlclient.client import run_invocation
 

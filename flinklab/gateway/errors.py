@@ -40,10 +40,13 @@ def _is_java_object(obj: Any) -> bool:
 
 def error_text(jvm: Jvm, exc: Any) -> str:
     """The stack trace text of what went wrong (a Java Throwable, or a Python exception from the gateway)."""
-    from flinklab.gateway.session import StatementError
+    from flinklab.gateway.jobs import ClusterActionError
+    from flinklab.gateway.session import SetRejected, StatementError
 
-    if isinstance(exc, StatementError):
-        return exc.text() + "\n\tat flinklab.gateway.session"
+    if isinstance(exc, (StatementError, ClusterActionError)):
+        return with_gateway_frames(jvm, exc.text())
+    if isinstance(exc, SetRejected):
+        return f"{SQL_EXECUTION_EXCEPTION}: {exc.message}\nCaused by: {error_text(jvm, exc.cause)}"
     throwable = exc if _is_java_object(exc) else java_throwable(exc, jvm)
     if throwable is None:
         if hasattr(exc, "stack_trace"):  # a PyFlink JavaException whose Throwable was not found
@@ -52,15 +55,24 @@ def error_text(jvm: Jvm, exc: Any) -> str:
     return jvm.stringify(throwable).rstrip()
 
 
+def with_gateway_frames(jvm: Jvm, chain: str) -> str:
+    """`chain` (exceptions the gateway raises itself, `Caused by:`-joined) with real frames under its root cause
+    when it has none: those of a Throwable made in the gateway's JVM as the error is raised (the py4j call that
+    raised it), so that the root reads as Java prints one. Flink's clients take the root cause's text up to its
+    first frame; without one they would print the REST body's closing `End of exception on server side>` too."""
+    if "\n\tat " in chain.split("\nCaused by: ")[-1]:
+        return chain
+    frames = jvm.stringify(jvm.jvm.java.lang.Throwable()).partition("\n")[2].rstrip()
+    return f"{chain}\n{frames}" if frames else chain
+
+
 SQL_GATEWAY_EXCEPTION = "org.apache.flink.table.gateway.api.utils.SqlGatewayException"
 SQL_EXECUTION_EXCEPTION = "org.apache.flink.table.gateway.service.utils.SqlExecutionException"
 
 
-def wrapped(cause: str, *layers: str, frame: str = "flinklab.gateway") -> str:
+def wrapped(cause: str, *layers: str) -> str:
     """`cause` (a stack trace text) under the outer exceptions `layers` (`<class>: <message>`, outermost first),
-    each followed by a frame line, as Java prints a cause chain: a reader that takes the text after the last
-    `Caused by: ` up to its first `\\tat ` (Flink's SQL client does) finds the root cause, nothing else."""
-    parts = [f"{layer}\n\tat {frame}" for layer in layers]
-    if "\n\tat " not in cause:
-        cause = f"{cause}\n\tat {frame}"
-    return "\nCaused by: ".join([*parts, cause])
+    as Java prints a cause chain. The layers the gateway adds itself have no frames (Java prints a throwable without
+    a stack trace so), never made-up ones: a reader that takes the text after the last `Caused by: ` up to its first
+    `\\tat ` (Flink's SQL client does) still finds the root cause, nothing else."""
+    return "\nCaused by: ".join([*layers, cause])

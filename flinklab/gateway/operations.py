@@ -102,24 +102,14 @@ class Operation:
 
     def wait(self, timeout: float) -> None:
         """Until the statement has a result or failed (at most `timeout` seconds)."""
-        deadline = time.monotonic() + timeout
         with self._changed:
-            while self._source is None and self.status not in TERMINAL:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return
-                self._changed.wait(left)
+            self._changed.wait_for(lambda: self._source is not None or self.status in TERMINAL, timeout)
 
     def wait_ended(self, timeout: float) -> None:
         """Until the operation is no longer running (its job ended, for an INSERT), at most `timeout` seconds:
         the status call's long-poll, so a client learns of the end when it happens rather than at its next poll."""
-        deadline = time.monotonic() + timeout
         with self._changed:
-            while self.status not in TERMINAL:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return
-                self._changed.wait(left)
+            self._changed.wait_for(lambda: self.status in TERMINAL, timeout)
 
     # ---- results ---------------------------------------------------------------------------------------
 

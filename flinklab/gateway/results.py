@@ -52,6 +52,8 @@ class ResultSource:
     def from_table_result(jvm: Jvm, result: Any, *, is_query: bool) -> ResultSource:
         pump = jvm.row_pump(result)
         described = json.loads(str(pump.describe()))  # columns, job id, kind: one py4j call, not one per field
+        if not is_query and described["jobId"] is not None:
+            return SubmittedJob(pump, result, described["jobId"], result_kind=described["resultKind"])
         return PumpedRows(pump, result, described["columns"], result_kind=described["resultKind"],
                           is_query=is_query, job_id=described["jobId"])
 
@@ -125,3 +127,29 @@ class PumpedRows(ResultSource):
             self._pump.close()
         except Exception:  # noqa: BLE001 - after a failure closing may fail again; the first error counts
             pass
+
+
+#: The column of a submitted job's result (Flink's gateway: Constants.JOB_ID).
+JOB_ID_COLUMN = "job id"
+
+
+class SubmittedJob(PumpedRows):
+    """An INSERT, statement set, EXECUTE PLAN or CTAS: one STRING column `job id` holding the job's id, as Flink's
+    gateway answers them (OperationExecutor.fetchJobId), not the TableResult's one BIGINT `-1` per sink. The pump
+    stays the job's handle (closing it is how a cancelled operation lets go of the job); its rows are not served."""
+
+    def __init__(self, pump: Any, result: Any, job_id: str, *, result_kind: str):
+        super().__init__(pump, result, [string_column(JOB_ID_COLUMN)], result_kind=result_kind, is_query=False,
+                         job_id=job_id)
+        self._rows = [json.dumps({"kind": "INSERT", "fields": [job_id]})]
+
+    def take(self, max_rows: int, wait: float = 0.0) -> Page:
+        page, self._rows = self._rows[:max_rows], self._rows[max_rows:]
+        joined = ",".join(page)
+        return Page(len(page), joined, joined)
+
+    def finished(self) -> bool:
+        return not self._rows
+
+    def failure(self) -> Any:
+        return None  # a failed job ends its operation in ERROR (Operation._await_job), after the job id was served

@@ -21,6 +21,7 @@ from urllib.parse import urlparse
 from flinklab.flink.rest import FlinkRest, RestUnavailable
 from flinklab.flink.tls import TlsError, client_context, cluster_client_options, cluster_rest
 from flinklab.gateway.errors import error_text
+from flinklab.gateway.jobs import ClusterJobs
 from flinklab.gateway.jvm import Jvm
 from flinklab.gateway.operations import Operation
 from flinklab.gateway.results import ResultSource
@@ -126,7 +127,10 @@ class GatewayService:
         return known
 
     def open_session(self, properties: Mapping[str, str] | None = None, name: str | None = None) -> Session:
-        session = Session(self.jvm, self.cluster_conf(), properties, name)
+        url = self.config.cluster_url()
+        session = Session(self.jvm, self.cluster_conf(), properties, name,
+                          cluster_jobs=lambda: ClusterJobs(self.config.cluster_rest(url, timeout=30)),
+                          state_dir=self.config.state_dir)
         with self._lock:
             self._sessions[session.handle] = session
             self._operations[session.handle] = {}
@@ -165,6 +169,7 @@ class GatewayService:
         """Start `statement` in the session; returns at once with the operation (its result comes later)."""
         session = self.session(handle)
         overrides = {str(k): str(v) for k, v in (execution_config or {}).items()}
+        handle_of: list[Operation] = []  # the operation, once made: some of Flink's messages name it
 
         def work() -> ResultSource:
             with self.traffic.busy(), session.lock:
@@ -172,7 +177,8 @@ class GatewayService:
                 for key, value in overrides.items():
                     session.set(key, value)
                 try:
-                    return session.execute(statement, configure_only=configure_only)
+                    return session.execute(statement, configure_only=configure_only,
+                                           operation_handle=handle_of[0].handle if handle_of else "")
                 finally:
                     for key, value in saved.items():
                         if value is None:
@@ -181,6 +187,7 @@ class GatewayService:
                             session.conf[key] = value
 
         operation = Operation(work, lambda exc: error_text(self.jvm, exc))
+        handle_of.append(operation)
         with self._lock:
             self._operations.setdefault(handle, {})[operation.handle] = operation
         return operation.start()

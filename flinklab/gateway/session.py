@@ -13,9 +13,11 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
+from flinklab.gateway.jobs import ClusterJobs, job_statement, run_job_statement
 from flinklab.gateway.jvm import Jvm
 from flinklab.gateway.results import ResultSource, StaticRows, string_column
 
@@ -44,6 +46,16 @@ class StatementError(Exception):
         return f"{self.java_class}: {self.message}"
 
 
+class SetRejected(Exception):
+    """A SET whose value a TableEnvironment cannot be built with (Flink's SessionContext.set tries one): Flink's
+    `Failed to set key K with value V.` over the Java exception `cause`."""
+
+    def __init__(self, key: str, value: str, cause: BaseException):
+        super().__init__(f"Failed to set key {key} with value {value}.")
+        self.message = str(self)
+        self.cause = cause
+
+
 def _is_add_jar(statement: str, path: str) -> bool:
     words = " ".join(statement.upper().split())
     return words.startswith("ADD JAR") and path in statement
@@ -60,8 +72,12 @@ class Session:
     session (a second statement waits for the first, as Flink's SessionContext serialises them)."""
 
     def __init__(self, jvm: Jvm, cluster_conf: Mapping[str, str], properties: Mapping[str, str] | None = None,
-                 name: str | None = None):
+                 name: str | None = None, *, cluster_jobs: Callable[[], ClusterJobs] | None = None,
+                 state_dir: Path | None = None):
         self.handle = str(uuid.uuid4())
+        #: SHOW JOBS / DESCRIBE JOB / STOP JOB reach the cluster through this (None: the warm-up's dry sessions)
+        self._cluster_jobs = cluster_jobs
+        self._state_dir = state_dir
         self.name = name or self.handle
         self.jvm = jvm
         self._cluster_conf = dict(cluster_conf)  # execution.target, rest.address/port
@@ -128,8 +144,9 @@ class Session:
 
     # ---- statements -------------------------------------------------------------------------------------
 
-    def execute(self, statement: str, *, configure_only: bool = False) -> ResultSource:
-        """Run one statement; its result (rows now or later, job id) for the operation to serve."""
+    def execute(self, statement: str, *, configure_only: bool = False, operation_handle: str = "") -> ResultSource:
+        """Run one statement; its result (rows now or later, job id) for the operation to serve
+        (`operation_handle` names the operation in the messages that Flink's name it in)."""
         bare = _strip_sql_comments(statement)
         handled = self._set_or_reset(bare)
         if handled is not None:
@@ -158,6 +175,10 @@ class Session:
             )
         if str(operation.getClass().getSimpleName()) == "RemoveJarOperation":
             return self._remove_jar(tenv, operation)
+        job = job_statement(operation)
+        if job is not None and self._cluster_jobs is not None:  # Flink's gateway runs these itself
+            return run_job_statement(job, self._cluster_jobs(), self.properties(), operation_handle,
+                                     self._state_dir)
         result = self._worker.execute(tenv, operation)
         if kind == "ddl":
             self._catalog_log.append(statement)
@@ -270,6 +291,10 @@ class Session:
         return None
 
     def set(self, key: str, value: str) -> None:
+        """SET `key` to `value`, as Flink's SessionContext.set: only if a TableEnvironment can be built with it
+        (an unknown `table.sql-dialect`, an unparsable typed option: SetRejected, and the session is unchanged)."""
+        if key != RUNTIME_MODE:  # a new runtime mode builds the session's environment below, which checks it
+            self._check_settable(key, value)
         previous = dict(self.conf)
         self.conf[key] = value
         if key == RUNTIME_MODE:
@@ -277,11 +302,21 @@ class Session:
                 return
             try:  # build now, so a bad mode fails this SET (and a good one is ready for the next statement)
                 self.env()
-            except Exception:
+            except Exception as exc:
                 self.conf = previous
-                raise
+                raise SetRejected(key, value, exc) from exc
         elif self._tenv is not None:
             self._tenv.getConfig().set(key, value)
+
+    def _check_settable(self, key: str, value: str) -> None:
+        conf = self.jvm.jvm.org.apache.flink.configuration.Configuration()
+        for name, setting in {**self._cluster_conf, **self.properties(), RUNTIME_MODE: self.runtime_mode,
+                              key: value}.items():
+            conf.setString(name, setting)
+        try:
+            self._worker.createEnvironment(conf)  # as Flink: its planner reads table.sql-dialect as it is made
+        except Exception as exc:
+            raise SetRejected(key, value, exc) from exc
 
     def reset(self, key: str | None) -> None:
         """RESET one key, or all: back to the gateway's defaults, keeping the catalog (as Flink's gateway)."""

@@ -41,7 +41,8 @@ Grading helpers a check may need
     ``run_hint``, ``format_number``; changelogs ``final_rows``, ``fold_by_key``, ``added_rows``; values
     ``as_int``, ``as_decimal``, ``as_timestamp``, ``compare_rows``, ``numbers_close``, ``clip``; compiled plans
     ``load_plan``, ``Plan``, ``PlanError``, ``dig``, ``state_entries``; DDL ``tables_of``, ``scan_differences``;
-    SQL text ``code_only``, ``strip_comments``; ``FileReadError``.
+    SQL text ``code_only``, ``strip_comments``, ``saved_sql(ctx, name)`` (a step's saved SQL without comments, for
+    hints that name what the learner wrote); ``FileReadError``.
 
 Picture hooks (all optional)
     ``LabPictures(step=StepPicturesHook, show=..., show_help, step_help)``; ``StepPicturesHook`` is
@@ -110,6 +111,7 @@ from flinklab.lab_api.lab import (
     Step,
     StepPicturesHook,
 )
+from flinklab.lab_api.sqltext import saved_sql
 from flinklab.settings import Settings
 from flinklab.version import FLINK_VERSION
 
@@ -149,6 +151,6 @@ __all__ = [
     "as_int", "as_timestamp", "clip", "code_only", "compare_rows", "decimal_cell", "dig", "failed", "final_rows",
     "fold_by_key", "format_number", "int_cell", "load_plan", "load_plan_graph", "numbers_close", "ok", "passed",
     "plan_svg", "read_csv", "read_step", "render_csv", "report_field_names", "report_field_sources",
-    "report_from_fields", "run_hint", "scan_differences", "state_entries", "strip_comments", "tables_of",
+    "report_from_fields", "run_hint", "saved_sql", "scan_differences", "state_entries", "strip_comments", "tables_of",
     "text_cell", "time_cell", "write_svg", "wrong",
 ]

@@ -221,10 +221,9 @@ class ClientSession:
             return tableau.DEFAULT_MAX_COLUMN_WIDTH
 
     def _reason(self, exc: GatewayError) -> str:
-        text = exc.server_side
         if _true(self.conf.get(VERBOSE), False):
-            return text
-        return reason_from_server(text)
+            return exc.client_side
+        return reason_from_server(exc.server_side)
 
     # ---- scripts -----------------------------------------------------------------------------------------
 
@@ -401,8 +400,9 @@ def run_invocation(
             total.statements += result.statements
             if not result.ok:
                 total.ok = False
-                printer.init_failed(path.resolve().as_uri())
+                printer.init_failed(str(path))
                 break
+            printer.initialized(str(path))
 
         if total.ok:
             if script_file is not None:

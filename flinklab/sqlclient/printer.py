@@ -107,6 +107,11 @@ class Printer:
         self.out.write(f"{MSG_ERROR}\n{reason}\n")
         self.out.flush()
 
+    def initialized(self, uri: str) -> None:
+        """After an `-i` file ran: Flink's SqlClient.openCli prints this line (to stdout) before the `-f` file or the
+        prompt, in both modes; `uri` is the `-i` argument as typed (CliOptionsParser keeps it: URI.create)."""
+        self.lines([f"Successfully initialized from sql script: {uri}"])
+
     def init_failed(self, uri: str) -> None:
         self.lines([f"Failed to initialize from sql script: {uri}. See the [ERROR] above."])
 

@@ -41,6 +41,9 @@ class UnauthorizedError(ClusterError):
                          "(`flinklab status` says where); `flink-up` restarts a gateway with a new one.")
 
 
+REST_CLIENT_EXCEPTION = "org.apache.flink.runtime.rest.util.RestClientException"
+
+
 class GatewayError(Exception):
     """The gateway answered with an error: its HTTP status and `errors` list."""
 
@@ -48,6 +51,13 @@ class GatewayError(Exception):
         self.status = status
         self.errors = errors
         super().__init__(errors[-1] if errors else f"HTTP {status}")
+
+    @property
+    def client_side(self) -> str:
+        """The error as Flink's client holds it, a RestClientException whose message is the `errors` list (Java's
+        List.toString), server-side trace inside: what `sql-client.verbose` prints (CliStrings.messageError with
+        verbose stringifies the deepest cause that has a message; the client's own frames are not ours to print)."""
+        return f"{REST_CLIENT_EXCEPTION}: [{', '.join(self.errors)}]"
 
     @property
     def server_side(self) -> str:

@@ -17,3 +17,17 @@ def read_sql(path: Path) -> str:
         raise UsageError(f"{path} is a directory, not a SQL file.") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"Cannot read SQL file {path}: {exc}") from None
+
+
+def read_script(path: Path) -> str:
+    """The text of an `-f` file, which must hold at least one statement: an empty file, or one of comments only,
+    is one UsageError line naming it (Flink's client would run nothing and exit 0, and a saved step would look
+    run)."""
+    from flinklab.flink.sql_split import split_statements
+
+    text = read_sql(path)
+    if not split_statements(text):
+        what = "is empty" if not text.strip() else "holds only comments"
+        raise UsageError(f"SQL file {path} {what}: there is no statement to run.",
+                         "Write the step's SQL into it (statements end with ';'), then run it again.")
+    return text

@@ -76,6 +76,8 @@ def capture_lab(lab: Lab, here: Path, argv: list[str] | None = None, extra=None)
 
     parser = argparse.ArgumentParser(description=f"Capture the {lab.name} lab's golden outputs.")
     parser.add_argument("--rest-port", type=int, default=8081)
+    parser.add_argument("--only", action="append", default=[], metavar="MISTAKE",
+                        help="capture only this mistake (its SQL file name; repeatable), keeping the other captures")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix=f"{lab.name}-capture-") as tmp:
         root = Path(tmp)
@@ -92,12 +94,13 @@ def capture_lab(lab: Lab, here: Path, argv: list[str] | None = None, extra=None)
                 raise SystemExit(f"the solution failed: {[(s.step.id, s.error) for s in run.steps if not s.ok]}")
             print(f"solution: {run.wall_seconds:.1f} s wall, jobs {run.job_seconds} s")
             written = [f for s in lab.steps for f in (s.out_file, *s.writes)]
-            save_outputs(workspace, here / "outputs" / "solution", [*written, lab.report_file])
+            if not args.only:
+                save_outputs(workspace, here / "outputs" / "solution", [*written, lab.report_file])
             snapshot = root / "snapshot"
             shutil.copytree(workspace, snapshot)  # copy2: mtimes kept
             expected = json.loads((lab.mistakes_dir / "expected.json").read_text(encoding="utf-8"))
             for name, case in expected.items():
-                if name.startswith("_"):
+                if name.startswith("_") or (args.only and name not in args.only):
                     continue
                 step = lab.step(case["step"])
                 sql = (lab.mistakes_dir / name).read_text(encoding="utf-8")
@@ -107,5 +110,5 @@ def capture_lab(lab: Lab, here: Path, argv: list[str] | None = None, extra=None)
                              [step.out_file, *step.writes, step.sql_file])
                 restore(workspace, snapshot)
                 print("captured", name)
-            if extra is not None:
+            if extra is not None and not args.only:
                 extra(settings, client, workspace)

@@ -183,3 +183,20 @@ def test_closed_session_is_gone(gateway_url: str) -> None:
         with pytest.raises(FlinkSqlGatewayError) as info:
             client.get_session_config(handle)
     assert f"Session '{handle}' does not exist." in str(info.value)
+
+
+def test_an_insert_answers_its_job_id_as_flinks_gateway(gateway_url: str, flink_cluster) -> None:
+    """Flink's gateway answers an INSERT with one STRING column `job id` (OperationExecutor.fetchJobId), which
+    drivers hand on as the statement's one row: the id of a job the cluster knows."""
+    from flinklab.cluster.base import resolve_rest_url
+    from flinklab.flink.rest import FlinkRest
+
+    with connect(gateway_url, properties=BATCH) as conn, conn.cursor() as cur:
+        cur.execute("CREATE TEMPORARY TABLE few (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '3')")
+        cur.execute("CREATE TEMPORARY TABLE sink (id INT) WITH ('connector' = 'blackhole')")
+        cur.execute("INSERT INTO sink SELECT id FROM few")
+        assert [d[0] for d in cur.description] == ["job id"]
+        rows = cur.fetchall()
+    assert len(rows) == 1 and len(rows[0]) == 1
+    job = FlinkRest(resolve_rest_url(flink_cluster)).job(rows[0][0])
+    assert job["jid"] == rows[0][0] and job["name"] == "insert-into_default_catalog.default_database.sink"

@@ -98,7 +98,8 @@ def test_script_runs_every_kind_of_statement_on_the_cluster(
     init_kinds = ["ddl", "ddl"]
     script_kinds = ["set", "query", "set", "query", "query", "set", "insert", "compile_plan", "explain"]
     assert [s.kind for s in result.statements] == init_kinds + script_kinds
-    assert text.startswith("[INFO] Executing SQL from file.\n\nFlink SQL> SET 'sql-client")
+    assert text.startswith(f"Successfully initialized from sql script: {workdir / 'ddl.sql'}\n"
+                           "[INFO] Executing SQL from file.\n\nFlink SQL> SET 'sql-client")
     assert text.endswith("\nFlink SQL> \nShutting down the session...\ndone.\n")
     assert "CREATE TABLE" not in text  # -i runs silently, as in the real client
 
@@ -176,8 +177,9 @@ def test_failed_job_and_init_errors_are_reported(sql_client: SqlClient, workdir:
         "java.lang.UnsupportedOperationException: Unsupported statement for configuring session:SELECT 1;"
         in (out.getvalue())
     )
-    assert "Failed to initialize from sql script: file:" in out.getvalue()
+    assert f"Failed to initialize from sql script: {init}. See the [ERROR] above." in out.getvalue()
     assert "[INFO] Executing SQL from file." not in out.getvalue()
+    assert "Successfully initialized" not in out.getvalue()
 
 
 @pytest.mark.live
@@ -200,6 +202,9 @@ def test_console_script_exit_statuses_and_error_block(flink_cluster: Settings, w
     print(f"3-statement script via sql-client.sh on the warm gateway: {time.monotonic() - started:.1f}s")
     assert run.returncode == 0, run.stdout + run.stderr
     assert "|   5 |" in run.stdout and "1 row in set (" in run.stdout
+    # Flink's SqlClient.openCli prints the -i argument as typed once the init file ran, before the -f file
+    assert run.stdout.startswith(f"Successfully initialized from sql script: {workdir / 'ddl.sql'}\n"
+                                 "[INFO] Executing SQL from file.\n")
 
     bad = workdir / "bad.sql"
     bad.write_text(

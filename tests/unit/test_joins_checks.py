@@ -81,6 +81,8 @@ def test_captured_mistake_fails_exactly_its_checks(ctx, mistake):
     captured = DATA / "outputs" / "mistakes" / Path(mistake).stem
     for path in captured.iterdir():
         shutil.copy(path, ctx.workspace / path.name)
+    # the SQL the learner saved goes with its output: some hints name what it says
+    shutil.copy(LAB.mistakes_dir / mistake, ctx.workspace / LAB.step(case["step"]).sql_file)
     rebuild_report(ctx)
     found = failures(ctx)
     assert set(found) == set(case["fails"]), {n: (r.message, r.hint) for n, r in found.items()}

@@ -105,9 +105,11 @@ def test_solution_outputs_match_the_expected_windows(tmp_path: Path):
 
 def _rows_check_failed(workspace: Path, step: str) -> bool:
     results = LAB.checks(GradingContext(workspace=workspace, data_dir=FIXTURES))
-    # the checks of the rows only: not the changelog kind, not the syntax (a legacy group window can be right)
+    # the checks of the rows only: not the changelog kind, not the syntax (a legacy group window can be right), not
+    # a rows check failed for its SQL (GROUP BY without window_end: right rows, but not a window aggregation)
     return any(not r.passed for r in results
-               if r.step == step and "insert-only" not in r.name and "window TVF" not in r.name)
+               if r.step == step and "insert-only" not in r.name and "window TVF" not in r.name
+               and "to group by window_start and window_end" not in r.message)
 
 
 @pytest.mark.parametrize("mistake", sorted(MISTAKES))

@@ -307,3 +307,112 @@ def test_a_report_field_its_output_cannot_give_blames_the_output(workspace: Path
     del report["orders"]  # forgotten, though tumble.out gives it: read it from there
     (workspace / "report.json").write_text(json.dumps(report), encoding="utf-8")
     assert "Read it from tumble.out" in _failures(_grade(workspace))["report: orders"].hint
+
+
+# ---- hints that name what the learner wrote (issue 32): the captured mistakes above, and their variants here ----
+
+MISTAKEN = DATA / "outputs" / "mistakes"
+TUMBLE_AGG = "tumble_agg: orders and revenue per shop and 10-minute window"
+SESSION = "session: sessions per shop (5-minute gap)"
+
+
+def _with_mistake(workspace: Path, stem: str, step: str, sql: str | None = None) -> None:
+    """The captured output of mistake `stem` in the workspace, with `sql` (default: the mistake's own) saved as the
+    step's SQL; sql="" saves none (outputs graded without their SQL)."""
+    shutil.copy(MISTAKEN / stem / f"{step}.out", workspace / f"{step}.out")
+    text = (LAB.mistakes_dir / f"{stem}.sql").read_text(encoding="utf-8") if sql is None else sql
+    if text:
+        (workspace / f"{step}.sql").write_text(text, encoding="utf-8")
+
+
+@pytest.mark.parametrize(("grouped", "selected", "named"), [
+    ("window_start, shop", "MAX(window_end) AS window_end",
+     "GROUP BY window_start, shop has no window_end (MAX(window_end) only hides it)"),
+    ("t.window_start, t.shop", "last_value(t.`window_end`) AS window_end",
+     "GROUP BY t.window_start, t.shop has no window_end (LAST_VALUE(window_end) only hides it)"),
+    ("shop, window_start", "window_start + INTERVAL '10' MINUTE AS window_end",
+     "GROUP BY shop, window_start has no window_end:"),
+])
+def test_grouping_by_window_start_alone_fails_rows_and_kind_naming_it(workspace: Path, grouped: str, selected: str,
+                                                                     named: str):
+    """Whatever aggregate hides window_end, the rows check fails (2 points) beside the insert-only one: the output
+    is a real regular aggregation's changelog (its final rows equal the reference's)."""
+    sql = (f"SELECT window_start, {selected}, shop, COUNT(*) AS orders, SUM(amount) AS revenue\n"
+           f"FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(order_time), INTERVAL '10' MINUTES)) t\nGROUP BY {grouped};\n")
+    _with_mistake(workspace, "tumble_agg_no_window_end", "tumble_agg", sql)
+    failures = _failures(_grade(workspace))
+    assert set(failures) == {TUMBLE_AGG, "tumble_agg: insert-only (+I only)"}
+    rows = failures[TUMBLE_AGG]
+    assert rows.points == 2 and "to group by window_start and window_end" in rows.message
+    for failure in failures.values():
+        assert named in failure.hint and "GROUP BY window_start, window_end" in failure.hint, failure.hint
+        assert "instead" not in failure.hint.split("Flink")[0]  # no "aggregate over the window TVF instead"
+
+
+def test_grouping_without_window_end_and_no_sql_to_read_keeps_the_changelog_hint(workspace: Path):
+    _with_mistake(workspace, "tumble_agg_no_window_end", "tumble_agg", sql="")
+    failures = _failures(_grade(workspace))
+    assert set(failures) == {"tumble_agg: insert-only (+I only)"}  # the rows are right: only its SQL says more
+    assert "Updates mean a regular aggregation" in failures["tumble_agg: insert-only (+I only)"].hint
+
+
+def test_a_time_floor_is_not_taken_for_a_missing_window_end(workspace: Path):
+    _with_mistake(workspace, "tumble_agg_time_floor", "tumble_agg")
+    failures = _failures(_grade(workspace))
+    assert set(failures) == {"tumble_agg: insert-only (+I only)"}
+    assert "GROUP BY on a time floor" in failures["tumble_agg: insert-only (+I only)"].hint
+
+
+def test_the_session_gap_is_read_from_the_sessions_without_the_sql(workspace: Path):
+    """A session ends one gap after its last order: the output alone shows the 10 minutes the learner used."""
+    _with_mistake(workspace, "session_gap_10", "session", sql="")
+    hint = _failures(_grade(workspace))[SESSION].hint
+    assert hint.startswith("Sessions that end 10 min after their last order: a gap of 10 min, where the lab's gap is "
+                           "5 minutes"), hint
+
+
+def test_the_session_gap_written_in_seconds_is_named_as_written(workspace: Path):
+    sql = (LAB.mistakes_dir / "session_gap_10.sql").read_text(encoding="utf-8").replace(
+        "INTERVAL '10' MINUTES", "INTERVAL '600' SECOND")
+    _with_mistake(workspace, "session_gap_10", "session", sql)
+    hint = _failures(_grade(workspace))[SESSION].hint
+    assert "a gap of 10 min (INTERVAL '600' SECOND in session.sql)" in hint, hint
+
+
+@pytest.mark.parametrize(("ddl_column", "descriptor", "named"), [
+    ("proc_time AS PROCTIME()", "proc_time", "DESCRIPTOR(proc_time) is a processing-time attribute"),
+    ("`pt` AS PROCTIME()", "o.`pt`", "DESCRIPTOR(pt) is a processing-time attribute"),
+])
+def test_a_processing_time_attribute_from_ddl_is_named(workspace: Path, ddl_column: str, descriptor: str, named: str):
+    """The processing-time column may come from ddl.sql (a computed column) instead of the step's own view; the
+    output is the real one of a processing-time window over the lab's file (no window closes: 0 rows)."""
+    ddl = (LAB.solution_dir / "ddl.sql").read_text(encoding="utf-8").replace(
+        "  order_time TIMESTAMP(3),", f"  order_time TIMESTAMP(3),\n  {ddl_column},")
+    (workspace / "ddl.sql").write_text(ddl, encoding="utf-8")
+    sql = (LAB.solution_dir / "tumble_agg.sql").read_text(encoding="utf-8").replace(
+        "TABLE orders, DESCRIPTOR(order_time)", f"TABLE orders o, DESCRIPTOR({descriptor})")
+    _with_mistake(workspace, "tumble_agg_proctime", "tumble_agg", sql)
+    hint = _failures(_grade(workspace))[TUMBLE_AGG].hint
+    assert hint.startswith(named) and "no window closed before the input ended (no rows)" in hint, hint
+    assert hint.endswith("Window on the event time: DESCRIPTOR(order_time)."), hint
+
+
+def test_an_event_time_descriptor_is_not_named_processing_time(workspace: Path):
+    (workspace / "ddl.sql").write_text((LAB.solution_dir / "ddl.sql").read_text(encoding="utf-8").replace(
+        "  order_time TIMESTAMP(3),", "  order_time TIMESTAMP(3),\n  pt AS PROCTIME(),"), encoding="utf-8")
+    _with_mistake(workspace, "tumble_agg_proctime", "tumble_agg", (LAB.solution_dir / "tumble_agg.sql").read_text())
+    hint = _failures(_grade(workspace))[TUMBLE_AGG].hint
+    assert "processing-time" not in hint and hint.startswith("COUNT(*) AS orders"), hint
+
+
+@pytest.mark.parametrize(("partition", "named"), [
+    ("window_start, window_end, shop", "ROW_NUMBER() partitioned by window_start, window_end, shop: the extra shop"),
+    ("t.shop, `window_end`, window_start",
+     "ROW_NUMBER() partitioned by shop, window_end, window_start: the extra shop"),
+])
+def test_an_extra_partition_column_of_a_window_topn_is_named(workspace: Path, partition: str, named: str):
+    sql = (LAB.mistakes_dir / "top_orders_partition_shop.sql").read_text(encoding="utf-8").replace(
+        "PARTITION BY window_start, window_end, shop", f"PARTITION BY {partition}")
+    _with_mistake(workspace, "top_orders_partition_shop", "top_orders", sql)
+    hint = _failures(_grade(workspace))["top_orders: the 3 largest orders per 30-minute window"].hint
+    assert hint.startswith(named) and "PARTITION BY window_start, window_end." in hint, hint

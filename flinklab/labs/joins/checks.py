@@ -7,6 +7,7 @@ plans are code (`plan_checks`): they read JSON plans, not result tables.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from datetime import timedelta
 from decimal import Decimal
@@ -36,6 +37,7 @@ from flinklab.lab_api import (
     numbers_close,
     ok,
     read_step,
+    saved_sql,
     wrong,
 )
 from flinklab.labs.joins import reference as ref
@@ -54,6 +56,12 @@ PER_SHIPMENT_HINT = (
     "s.ship_id IS NULL in WHERE.")
 NO_AS_OF = "FOR SYSTEM_TIME AS OF missing — latest rates used: join rates_v FOR SYSTEM_TIME AS OF o.order_time AS r."
 STREAMING = "Run {step}.sql in streaming mode: SET 'execution.runtime-mode' = 'streaming';"
+NO_PRIMARY_KEY = (
+    "FOR SYSTEM_TIME AS OF on a table without a primary key, e.g. rates itself: an append-only table has no "
+    "versions. Join the versioned view instead, rates_v (the latest row per currency: ROW_NUMBER() OVER (PARTITION "
+    "BY currency ORDER BY update_time DESC) = 1), FOR SYSTEM_TIME AS OF o.order_time.")
+#: What Flink's error reasons mean in this lab (grading.outputs.hint_for_error).
+ERROR_HINTS = ((("Temporal Table Join requires primary key in versioned table",), NO_PRIMARY_KEY),)
 
 # The lesson of the join kinds: interval, outer interval and temporal joins are append-only (a row, once out, is
 # never corrected), regular and latest joins are updating. A different kind of join can fold to the right rows,
@@ -62,12 +70,36 @@ INTERVAL_KIND = Changelog(
     "insert-only", 1, "Updates mean a regular join: the step asks for an interval join, whose bound is on the time "
     "attributes themselves in ON (s.ship_time BETWEEN o.order_time AND o.order_time + INTERVAL '2' HOUR).",
     why="an interval join emits each match once and never corrects it", batch_hint=STREAMING.format(step="interval"))
+UNSHIPPED_KIND_HINT = (
+    "-D rows mean a regular outer join (it emits an order NULL-padded at once and retracts it when a shipment "
+    "arrives): the step asks for an outer interval join, with s.ship_time BETWEEN o.order_time AND o.order_time + "
+    "INTERVAL '2' HOUR on the time attributes in ON, so each unshipped order comes out once.")
+# the ON condition of the join with shipments: up to the next clause
+_ON_SHIPMENTS = re.compile(r"\bJOIN\s+[`\"]?shipments\b.*?\bON\b(.+?)(?=\bWHERE\b|\bGROUP\b|\bJOIN\b|;|\Z)",
+                           re.IGNORECASE | re.DOTALL)
+
+
+def _outer_join_bound(view: StepView) -> str | None:
+    """The unshipped kind's hint naming what the saved SQL's ON has in place of a bound on the time attributes."""
+    found = _ON_SHIPMENTS.search(saved_sql(view.ctx, f"{view.step}.sql") or "")
+    if found is None:
+        return None
+    on = " ".join(found.group(1).split())
+    if re.search(r"\bTIMESTAMPDIFF\s*\(", on, re.IGNORECASE):
+        named = ("The bound in ON is on TIMESTAMPDIFF(...), which the planner cannot read as an interval between "
+                 "the two time attributes")
+    elif not re.search(r"\bship_time\b", on, re.IGNORECASE):
+        named = f"ON has no time condition (ON {on})"
+    else:
+        return None
+    return (f"{named}, so this is a regular outer join: it emits an order NULL-padded at once and retracts it (-D) "
+            f"when a shipment arrives. {UNSHIPPED_KIND_HINT.split(': ', 1)[1].capitalize()}")
+
+
 UNSHIPPED_KIND = Changelog(
-    "insert-only", 1, "-D rows mean a regular outer join (it emits an order NULL-padded at once and retracts it when "
-    "a shipment arrives): the step asks for an outer interval join, with s.ship_time BETWEEN o.order_time AND "
-    "o.order_time + INTERVAL '2' HOUR on the time attributes in ON, so each unshipped order comes out once.",
+    "insert-only", 1, UNSHIPPED_KIND_HINT,
     why="an outer interval join emits each NULL-padded order once, when the watermark passes order_time + 2 h",
-    batch_hint=STREAMING.format(step="unshipped"))
+    batch_hint=STREAMING.format(step="unshipped"), diagnose=_outer_join_bound)
 TEMPORAL_KIND = Changelog(
     "insert-only", 1, "Updates mean a regular join against rates_v, which corrects past orders at every rate change: "
     "the step asks for an event-time temporal join, JOIN rates_v FOR SYSTEM_TIME AS OF o.order_time AS r.",
@@ -104,11 +136,24 @@ def _late_signups_dropped(data: ref.JoinsData) -> list[tuple]:
     return [(t, n, a) for t, (n, a) in totals.items()]
 
 
+def _outside(delays: list[int | None]) -> str | None:
+    """The delays outside [0 s, 7200 s] as a learner's query gave them ("from -1 s to 22487 s"), or None."""
+    outside = sorted(d for d in delays if d is not None and not 0 <= d <= 7200)
+    if not outside:
+        return None
+    return f"{len(outside)} with delay_s {outside[0]} s" if len(outside) == 1 else \
+        f"{len(outside)} with delay_s from {outside[0]} s to {outside[-1]} s"
+
+
+def _no_bound_hint(outside: str) -> str:
+    return (f"Rows outside [0 s, 7200 s] joined ({outside}): the time bound is missing or wrong, and a join without "
+            "one is a regular join that keeps every shipment, however early or late. Bound it in ON: s.ship_time "
+            "BETWEEN o.order_time AND o.order_time + INTERVAL '2' HOUR.")
+
+
 def _interval_hint(c: Compared) -> str | None:
-    if any((as_int(r[2]) or 0) > 7200 or (as_int(r[2]) or 0) < 0 for r in c.found):
-        return ("Rows outside [0 s, 7200 s] joined: the time bound is missing or wrong (a regular join keeps every "
-                "shipment).")
-    return None
+    outside = _outside([as_int(r[2]) for r in c.found])
+    return None if outside is None else _no_bound_hint(outside)
 
 
 def _boundaries(view: StepView) -> Verdict:
@@ -123,7 +168,8 @@ def _boundaries(view: StepView) -> Verdict:
         problems.append("rows with delay_s outside 0..7200 (e.g. 7201)")
     if not problems:
         return ok()
-    hint = LT_HINT if problems == ["no row with delay_s 7200"] else \
+    outside = _outside(delays)
+    hint = LT_HINT if problems == ["no row with delay_s 7200"] else _no_bound_hint(outside) if outside else \
         "The bound is ship_time BETWEEN order_time AND order_time + INTERVAL '2' HOUR (both ends included)."
     return wrong("expected delay_s 0 and 7200 present and nothing above 7200 or below 0; "
                  f"found {'; '.join(problems)}.", hint)
@@ -259,7 +305,8 @@ CHECKS = LabChecks(
     lab="joins",
     load=ref.load,  # FlinklabError naming the file when the data cannot be read
     tolerance=TOLERANCE,
-    wording=Wording(problem="{error}.", empty_set_has_columns=True),
+    wording=Wording(problem="expected the {step} result; {error}.", empty_set_has_columns=True,
+                    error_hints=ERROR_HINTS),
     steps=(
         StepSpec("count", ("tbl", "n"), (
             Changelog("batch", 1, "count run in streaming mode: SET 'execution.runtime-mode' = 'batch';"),
@@ -313,8 +360,9 @@ CHECKS = LabChecks(
                  lambda data: [(c, n, t) for c, (n, t) in ref.latest(data).items()],
                  "JOIN rates_v r ON o.currency = r.currency (no FOR SYSTEM_TIME AS OF), GROUP BY currency.",
                  key=("currency",), message="expected per currency (currency, orders, total_krw): {diff_sentence}",
-                 mistakes=((_temporal_totals, "These are the temporal join's totals: latest.sql must join rates_v "
-                            "without FOR SYSTEM_TIME AS OF, so every order ends at its currency's last rate."),)),
+                 mistakes=((_temporal_totals, "FOR SYSTEM_TIME AS OF kept in latest.sql: these are the temporal "
+                            "join's totals. Join rates_v without it, so every order ends at its currency's last "
+                            "rate."),)),
             Changelog("updating", 1, "Run latest.sql in streaming mode and join rates_v without FOR SYSTEM_TIME AS OF.",
                       why="each rate change recomputes past orders"),
         )),

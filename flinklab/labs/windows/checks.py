@@ -4,7 +4,7 @@ Checks read only the `.out` files, report.json and the CSV; they never ask the c
 sets (order ignored, numbers within a tolerance); window results must also be insert-only (`+I`), which is what
 separates a window operator from a regular aggregation or Top-N that happens to end with the same rows.
 
-Why one module of ~410 lines: it is the lab's one check table (nine steps, their checks, points and hints) and the
+Why one module of ~500 lines: it is the lab's one check table (nine steps, their checks, points and hints) and the
 few diagnoses that read it; split, a step's checks and its diagnosis would be in two places.
 """
 
@@ -35,11 +35,17 @@ from flinklab.lab_api import (
     compare_rows,
     format_number,
     ok,
-    strip_comments,
+    saved_sql,
     wrong,
 )
 from flinklab.labs.windows import reference as ref
 from flinklab.labs.windows.fixtures import FILE
+from flinklab.labs.windows.mistakes import (
+    grouping_without_end,
+    proctime_descriptor,
+    ranking_partition,
+    session_gap_ms,
+)
 from flinklab.labs.windows.report import REPORT_FIELDS, SOURCES, build_report
 
 TOLERANCE = Decimal("0.01")
@@ -81,6 +87,25 @@ TOPN_PARTITION_BY_HINT = (
     "Top-N partitioned by {partition}: the planner then builds a regular Top-N that updates its ranking "
     "(-U/+U). PARTITION BY window_start, window_end makes it a window Top-N that emits each window's answer once."
 )
+#: a ranking partitioned by the window and more ({extra}: the extra columns as written)
+TOPN_EXTRA_PARTITION_HINT = (
+    "ROW_NUMBER() partitioned by {partition}: the extra {extra} ranks each {extra} of a window apart (the top {n} "
+    "of every {extra} per window, {found} rows). Rank the whole window: PARTITION BY window_start, window_end."
+)
+#: a GROUP BY of a window TVF's rows without window_end ({named}: what was written)
+NO_WINDOW_END_HINT = (
+    "{named}: Flink makes a window aggregation only when GROUP BY lists both window_start and window_end; without "
+    "window_end it aggregates the TVF's rows as a regular GROUP BY, which updates its groups (-U/+U) instead of "
+    "emitting each window once, when it closes. Group by both: GROUP BY window_start, window_end{rest}."
+)
+#: a window DESCRIPTOR over a processing-time attribute ({column}: the one written)
+PROCTIME_HINT = (
+    "DESCRIPTOR({column}) is a processing-time attribute (PROCTIME()): its windows follow the machine's clock when "
+    "the query ran, not the orders' order_time{effect}. Window on the event time: DESCRIPTOR(order_time)."
+)
+#: what a processing-time window aggregation over the lab's file gives (the captured run: no rows)
+PROCTIME_NO_ROWS = ", so over a file read in a second no window closed before the input ended (no rows)"
+SESSION_GAP = 5 * ref.MINUTE
 
 
 
@@ -104,6 +129,12 @@ def _ts(ms: int) -> str:
 
 def _minutes(ms: int) -> str:
     return f"{ms // ref.MINUTE} min" if ms % ref.MINUTE == 0 else f"{ms / ref.SECOND:g} s"
+
+
+def _ms(value: Any) -> int | None:
+    """A printed timestamp as the reference's epoch milliseconds (None when it is none)."""
+    stamp = as_timestamp(value)
+    return None if stamp is None else ref.to_ms(stamp.strftime("%Y-%m-%d %H:%M:%S.%f"))
 
 
 def _window_lengths(found: list[tuple], start: int = 0, end: int = 1) -> set[int]:
@@ -182,31 +213,44 @@ def _session_hint(c: Compared) -> str | None:
     bounds = {(as_timestamp(str(r[1])), as_timestamp(str(r[2]))) for r in c.found}
     if (bounds and bounds <= canonical_global) or c.view.updates():
         return SESSION_PARTITION_HINT
+    return _session_gap_hint(c)
+
+
+def _session_gap_hint(c: Compared) -> str | None:
+    """A session ends one gap after its last order: the gap the output's sessions show (else the one session.sql
+    writes), named when it is not 5 minutes."""
+    shown = set()
+    for shop, start, end, *_ in c.found:
+        lo, hi = _ms(start), _ms(end)
+        if lo is None or hi is None:
+            continue
+        inside = [o.ts for o in c.data if o.shop == shop and lo <= o.ts < hi]
+        if inside:
+            shown.add(hi - max(inside))
+    written = session_gap_ms(_sql(c.view))
+    fix = "SESSION(TABLE orders PARTITION BY shop, DESCRIPTOR(order_time), INTERVAL '5' MINUTES)"
+    in_sql = f" ({written[1]} in session.sql)" if written is not None and written[0] != SESSION_GAP else ""
+    if len(shown) == 1 and (gap := shown.pop()) != SESSION_GAP:
+        return (f"Sessions that end {_minutes(gap)} after their last order: a gap of {_minutes(gap)}{in_sql}, where "
+                f"the lab's gap is 5 minutes: {fix}.")
+    if in_sql:
+        return f"A SESSION gap of {_minutes(written[0])}{in_sql}, where the lab's gap is 5 minutes: {fix}."
     return None
 
 
-# ROW_NUMBER() (or RANK, DENSE_RANK) OVER (PARTITION BY ... ORDER BY ...)
-_PARTITION_BY = re.compile(r"\b(?:ROW_NUMBER|RANK|DENSE_RANK)\s*\(\s*\)\s*OVER\s*\(\s*"
-                           r"PARTITION\s+BY\s+(.+?)\s+ORDER\s+BY\b", re.IGNORECASE | re.DOTALL)
 _WINDOW_COLUMNS = ("window_start", "window_end")
 
 
-def _partition_of(view: StepView) -> list[str] | None:
-    """The columns the step's saved SQL partitions its ranking by (qualifiers and quotes dropped), or None when
-    there is no STEP.sql or no such ranking in it."""
-    path = Path(view.ctx.workspace) / f"{view.step}.sql"
-    if not path.is_file():
-        return None
-    # comments removed, quoted identifiers kept (code_only would blank `window_end`)
-    found = _PARTITION_BY.search(strip_comments(path.read_text(encoding="utf-8", errors="replace")))
-    if found is None:
-        return None
-    return [part.strip().split(".")[-1].strip("`\"").lower() for part in found.group(1).split(",")]
+def _sql(view: StepView) -> str | None:
+    """The step's saved SQL without comments (None when there is none to read)."""
+    return saved_sql(view.ctx, f"{view.step}.sql")
 
 
 def _topn_partition_hint(view: StepView) -> str:
     """Why a Top-N updates, named from how its saved SQL partitions the ranking (the generic hint without it)."""
-    columns = _partition_of(view)
+    if (grouping := _window_end_hint(view)) is not None:
+        return grouping
+    columns = ranking_partition(_sql(view))
     if not columns or set(_WINDOW_COLUMNS) <= set(columns):
         return TOPN_PARTITION_HINT  # no SQL to read, or the partition is right and the updates come from elsewhere
     windowed = [c for c in columns if c in _WINDOW_COLUMNS]
@@ -221,8 +265,53 @@ def _topn_hint(n: int):
             return _topn_partition_hint(c.view)
         if any(rank is None or rank > n for rank in (as_int(r[4]) for r in c.found)):
             return f"Keep the top {n} per window: WHERE rn <= {n}."
+        columns = ranking_partition(_sql(c.view)) or []
+        extra = [col for col in columns if col not in _WINDOW_COLUMNS]
+        if set(_WINDOW_COLUMNS) <= set(columns) and extra:
+            return TOPN_EXTRA_PARTITION_HINT.format(partition=", ".join(columns), extra=", ".join(extra), n=n,
+                                                    found=len(c.found))
         return None
     return hint
+
+
+def _window_end_hint(view: StepView) -> str | None:
+    """The hint naming a GROUP BY of the TVF's rows without window_end, when the step's SQL has one."""
+    mistake = grouping_without_end(_sql(view))
+    if mistake is None:
+        return None
+    rest = "".join(f", {c.strip()}" for c in mistake.grouped.split(",") if "window_start" not in c.lower())
+    return NO_WINDOW_END_HINT.format(named=mistake.named(), rest=rest)
+
+
+def _window_end_grouped(view: StepView) -> Verdict | None:
+    """The rows guard of an aggregating step: grouped by window_start without window_end is a regular aggregation,
+    whatever aggregate hides window_end and whatever rows it ends with."""
+    mistake = grouping_without_end(_sql(view))
+    if mistake is None:
+        return None
+    return wrong(f"expected {view.step}.sql to group by window_start and window_end; found {mistake.named()}: a "
+                 "regular aggregation over the TVF's rows, not a window aggregation.", _window_end_hint(view) or "")
+
+
+def _proctime_hint(view: StepView, found: int) -> str | None:
+    column = proctime_descriptor(_sql(view), saved_sql(view.ctx, "ddl.sql"))
+    if column is None:
+        return None
+    return PROCTIME_HINT.format(column=column, effect=PROCTIME_NO_ROWS if found == 0 else "")
+
+
+def _diagnosed(diagnose):
+    """A rows diagnosis that first names a processing-time window (any window step may have one)."""
+    def hint(c: Compared) -> str | None:
+        return _proctime_hint(c.view, len(c.found)) or (diagnose(c) if diagnose is not None else None)
+    return hint
+
+
+def _guarded(*guards):
+    """The first guard that stops the comparison."""
+    def guard(view: StepView) -> Verdict | None:
+        return next((v for g in guards if (v := g(view)) is not None), None)
+    return guard
 
 
 def _no_ties(ties_of, ranked_of, what: str, tiebreak: str):
@@ -327,7 +416,7 @@ CHECKS = LabChecks(
                  lambda orders: [(o.order_id, o.shop, o.amount, _ts(o.ts), _ts(s), _ts(e), _ts(ref.window_time(e)))
                                  for o, (s, e) in ref.tumble_rows(orders)],
                  "SELECT order_id, shop, amount, order_time, window_start, window_end, window_time FROM TUMBLE(...).",
-                 diagnose=_tumble_hint),
+                 diagnose=_diagnosed(_tumble_hint)),
             Judge("tumble: an order exactly on a boundary opens the next window", 1, _on_boundary),
             _tvf("tumble"),
         )),
@@ -336,16 +425,18 @@ CHECKS = LabChecks(
                  lambda orders: [(_ts(s), _ts(e), shop, a.orders, a.revenue)
                                  for (s, e, shop), a in ref.tumble_agg(orders).items()],
                  "COUNT(*) AS orders, SUM(amount) AS revenue FROM TUMBLE(TABLE orders, DESCRIPTOR(order_time), "
-                 "INTERVAL '10' MINUTES) GROUP BY window_start, window_end, shop.", diagnose=_tumble_agg_hint),
-            _insert_only(TIME_FLOOR_HINT),
+                 "INTERVAL '10' MINUTES) GROUP BY window_start, window_end, shop.",
+                 diagnose=_diagnosed(_tumble_agg_hint), guard=_window_end_grouped),
+            _insert_only(TIME_FLOOR_HINT, _window_end_hint),
             _tvf("tumble_agg"),
         )),
         StepSpec("hop", ("window_start", "window_end", "orders"), (
             Rows("hop: orders per 10-minute window, every 5 minutes", 2,
                  lambda orders: [(_ts(s), _ts(e), a.orders) for (s, e), a in ref.hop_agg(orders).items()],
                  "COUNT(*) AS orders FROM HOP(TABLE orders, DESCRIPTOR(order_time), INTERVAL '5' MINUTES, "
-                 "INTERVAL '10' MINUTES) GROUP BY window_start, window_end.", diagnose=_hop_hint),
-            _insert_only(TIME_FLOOR_HINT),
+                 "INTERVAL '10' MINUTES) GROUP BY window_start, window_end.", diagnose=_diagnosed(_hop_hint),
+                 guard=_window_end_grouped),
+            _insert_only(TIME_FLOOR_HINT, _window_end_hint),
             _tvf("hop"),
         )),
         StepSpec("hop_reversed", (), (
@@ -365,8 +456,8 @@ CHECKS = LabChecks(
                                  for (s, e), a in ref.cumulate_agg(orders).items()],
                  "COUNT(*) AS orders, SUM(amount) AS revenue FROM CUMULATE(TABLE orders, DESCRIPTOR(order_time), "
                  "INTERVAL '10' MINUTES, INTERVAL '1' HOUR) GROUP BY window_start, window_end.",
-                 diagnose=_cumulate_hint),
-            _insert_only(TIME_FLOOR_HINT),
+                 diagnose=_diagnosed(_cumulate_hint), guard=_window_end_grouped),
+            _insert_only(TIME_FLOOR_HINT, _window_end_hint),
             _tvf("cumulate"),
         )),
         StepSpec("session", ("shop", "window_start", "window_end", "orders"), (
@@ -374,8 +465,8 @@ CHECKS = LabChecks(
                  lambda orders: [(s.key, _ts(s.start), _ts(s.end), s.orders) for s in ref.sessions(orders)],
                  "COUNT(*) AS orders FROM SESSION(TABLE orders PARTITION BY shop, DESCRIPTOR(order_time), "
                  "INTERVAL '5' MINUTES) GROUP BY shop, window_start, window_end; a gap of exactly 5 minutes stays "
-                 "in one session.", diagnose=_session_hint),
-            _insert_only(SESSION_PARTITION_HINT),
+                 "in one session.", diagnose=_diagnosed(_session_hint), guard=_window_end_grouped),
+            _insert_only(SESSION_PARTITION_HINT, _window_end_hint),
             _tvf("session"),
         ), column_hints={"shop": SESSION_NO_SHOP_HINT}),
         StepSpec("top_shops", ("window_start", "window_end", "shop", "revenue", "rn"), (
@@ -384,7 +475,8 @@ CHECKS = LabChecks(
                  "ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY revenue DESC) AS rn over the "
                  "10-minute TUMBLE aggregation, then WHERE rn <= 2.",
                  mistakes=((_ascending(ref.top_shops, 2), _ascending_hint("revenue")),),
-                 diagnose=_topn_hint(2), guard=_no_ties(ref.revenue_ties, ref.top_shops, "revenue", "shop")),
+                 diagnose=_diagnosed(_topn_hint(2)),
+                 guard=_guarded(_window_end_grouped, _no_ties(ref.revenue_ties, ref.top_shops, "revenue", "shop"))),
             _insert_only(TOPN_PARTITION_HINT, _topn_partition_hint),
             _tvf("top_shops"),
         )),
@@ -394,7 +486,8 @@ CHECKS = LabChecks(
                  "ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY amount DESC) AS rn directly on "
                  "TUMBLE(TABLE orders, DESCRIPTOR(order_time), INTERVAL '30' MINUTES), then WHERE rn <= 3.",
                  mistakes=((_ascending(ref.top_orders, 3), _ascending_hint("amount")),),
-                 diagnose=_topn_hint(3), guard=_no_ties(ref.amount_ties, ref.top_orders, "amount", "order_id")),
+                 diagnose=_diagnosed(_topn_hint(3)),
+                 guard=_no_ties(ref.amount_ties, ref.top_orders, "amount", "order_id")),
             _insert_only(TOPN_PARTITION_HINT, _topn_partition_hint),
             _tvf("top_orders"),
         )),
