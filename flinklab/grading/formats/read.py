@@ -12,14 +12,17 @@ from flinklab.grading.formats.flinklab_json import FORMAT_TAG
 from flinklab.grading.formats.model import GradeResult, StepOutcome, split_feedback
 from flinklab.grading.results import CheckResult
 
-_LIMIT = 16 << 20  # a results file is small; a huge one is not ours
+_LIMIT = 16 << 20
+#: the submission folders of Gradescope's and PrairieLearn's layouts, which name no learner
+_PLATFORM_FOLDERS = ("submission", "student")  # a results file is small; a huge one is not ours
 _CHECK_LINE = re.compile(r"^(PASS|FAIL) (?:\[([^\]]*)\] )?(.*) \(([-\d.e+]+)/([-\d.e+]+)\)$")
 
 
 def read_result(path: Path) -> GradeResult:
     """The GradeResult `path` holds (flinklab JSON, Gradescope, PrairieLearn, JUnit XML or a CodeGrade log);
-    UsageError naming the file when it is none of them. A result without a learner's name gets the name of the
-    folder holding it (a class's results are usually one folder per learner), or the file's stem."""
+    UsageError naming the file when it is none of them. A result without a learner's name (or graded in a
+    platform's container, where the folder is always `submission` or `student`) gets the name of the folder holding
+    it (a class's results are usually one folder per learner), or the file's stem."""
     try:
         if path.stat().st_size > _LIMIT:
             raise UsageError(f"{path} is too large for a results file.", "Give the results files flinklab wrote.")
@@ -28,6 +31,8 @@ def read_result(path: Path) -> GradeResult:
         raise UsageError(f"Cannot read {path}: {getattr(exc, 'strerror', None) or exc}.",
                          "Give the results files `flinklab grade` wrote.") from None
     result = _parse(text, path)
+    if result.learner in _PLATFORM_FOLDERS:  # graded in a platform's container: the name is the layout's folder
+        result.learner = ""
     if not result.learner:
         result.learner = path.parent.name if path.stem in ("results", "result", "grade") else path.stem
     return result
