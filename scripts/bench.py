@@ -419,6 +419,7 @@ def entry() -> int:
             bench_grader(root, ours.grader_scales)
         if "cli" in ours.only:
             bench_cli_start(root)
+        bench_grade_image(root, ours.only)
         if "shell" in ours.only:
             sys.path.insert(0, str(Path(__file__).resolve().parent))
             from shell_bench import bench_shell
@@ -431,6 +432,55 @@ def entry() -> int:
         ours.json.write_text(json.dumps({"cores": os.cpu_count(), "figures": FIGURES}, indent=2) + "\n")
         print(f"wrote {ours.json}")
     return status
+
+
+def bench_grade_image(root: Path, only: list[str]) -> None:
+    """`flinklab grade` of the joins reference: in the grader image (`docker run --network none` -> results.json,
+    Gradescope's layout, 2 cores) beside the same grading on this host, which boots its own local cluster too."""
+    if "grader" not in only:
+        return
+    import json
+
+    from flinklab.cluster.grader_image import build_grader_image
+    from flinklab.course.registry import get_lab
+    from flinklab.errors import FlinklabError
+    from flinklab.usecases.grade import grade_submission
+
+    section("grade (joins reference: boot a cluster, rerun the SQL, grade)")
+    lab = get_lab("joins")
+    sub = root / "grade" / "submission"
+    sub.mkdir(parents=True)
+    for name in lab.solution_files:
+        shutil.copyfile(lab.solution_dir / name, sub / name)
+    settings = Settings.from_env(workspace_root=root / "grade" / "ws", data_dir=root / "grade" / "data",
+                                 state_dir=root / "grade" / "state", cache_dir=root / "cache", backend="local",
+                                 rest_port=free_port(), gateway_port=free_port())
+    t0 = time.monotonic()
+    host = grade_submission(settings, lab, sub)
+    host_seconds = time.monotonic() - t0
+    figure(f"flinklab grade on this host, {host.score:g}/{host.max_score:g} (s)", host_seconds)
+    try:
+        image = build_grader_image(["joins"]).tag
+    except FlinklabError as exc:
+        row("grader image", f"not measured: {exc.message}")
+        return
+    results = root / "grade" / "results"
+    results.mkdir()
+    results.chmod(0o777)
+    (root / "grade" / "source").mkdir()
+    (root / "grade" / "source" / "lab").write_text("joins\n")
+    t0 = time.monotonic()
+    source = root / "grade" / "source"
+    subprocess.run(["docker", "run", "--rm", "--network", "none", "--cpus", "2", "--user", "root",
+                    "-v", f"{sub}:/autograder/submission:ro", "-v", f"{source}:/autograder/source:ro",
+                    "-v", f"{results}:/autograder/results", "--entrypoint", "/autograder/run_autograder", image],
+                   check=False, capture_output=True)
+    seconds = time.monotonic() - t0
+    answer = results / "results.json"
+    score = json.loads(answer.read_text())["score"] if answer.is_file() else 0
+    figure(f"grader image: docker run -> results.json, score {score:g} (s)", seconds, host_seconds,
+           "the same grading on this host")
+    row("PrairieLearn's default timeout / its maximum", "30 s / 600 s")
 
 
 def bench_notebook_section(root: Path) -> None:

@@ -25,13 +25,16 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: The modules under flinklab.cli that register commands on `app`, and which one registers each command name, in
 #: the order `flinklab --help` lists them. Tests keep the table complete.
-COMMAND_MODULES = ("cluster", "sql", "labs", "image", "show")
+COMMAND_MODULES = ("cluster", "sql", "labs", "image", "show", "teach")
 COMMANDS = {
     "up": "cluster", "down": "cluster", "status": "cluster", "logs": "cluster",
     "sql": "sql",
     "run": "labs", "check": "labs", "labs": "labs", "new-lab": "labs", "fixtures": "labs",
     "image": "image",
     "show": "show",
+    "grade": "teach",
+    "class-report": "teach",
+    "new-course": "teach",
 }
 
 

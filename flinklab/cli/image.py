@@ -24,3 +24,22 @@ def build_offline(force: bool = typer.Option(False, "--force", help="Rebuild eve
     for step, seconds in result.timings.items():
         console.print(f"  {step}: {seconds:.1f}s")
     console.print(f"Use it with: [bold]FLINK_IMAGE={escape(result.tag)} flink-up --backend docker[/]")
+
+
+_LABS = typer.Option([], "--labs", metavar="LAB", help="A lab the image grades (repeat; default: all).")
+
+
+@command("build-grader", target=image_app)
+def build_grader(
+    labs: list[str] = _LABS,
+    tag: str = typer.Option("", "--tag", metavar="TAG", help="Also tag the image TAG (e.g. myschool/flink-grader:1)."),
+    force: bool = typer.Option(False, "--force", help="Rebuild even when the image exists."),
+) -> None:
+    """Build the grader image offline (the stand-in's base, Flink, flinklab, the labs): docs/teaching.md."""
+    from flinklab.cluster.grader_image import build_grader_image  # not for `flinklab --help`
+
+    settings_from()
+    result = build_grader_image(labs or None, tag or None, force=force,
+                                progress=lambda message: console.print(f"[dim]{escape(message)}[/]"))
+    state = "built" if result.built else "already built"
+    console.print(f"{escape(result.tag)} [green]{state}[/] in {result.seconds:.1f}s (labs: {', '.join(result.labs)})")

@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich import box
 from rich.markup import escape
 from rich.table import Table
 
 from flinklab.cli.app import app, command, console, print_error, settings_from
+from flinklab.course.path import lab_starts
 from flinklab.course.registry import available_labs, get_lab, load_labs
 from flinklab.errors import ExitStatus
 from flinklab.lab_api import Lab
@@ -74,12 +76,16 @@ def check_command(
 ) -> None:
     """Grade the saved work (never asks the cluster). Exit 0 all pass, 1 a check failed, 2 could not grade."""
     from flinklab.grading.render import refuse_lab_files, render_report, write_json, write_junit
-    from flinklab.usecases.check import grade_lab, grading_context, lab_files
+    from flinklab.usecases.check import grade_lab, grading_context, lab_files, provision_for_grading
 
     settings = settings_from(workspace_root=workspace, data_dir=data_dir)
     the_lab = get_lab(lab)
     # Never over the learner's work (`--json report.json`): refused before grading; other files are backed up.
     refuse_lab_files({"--json": json_file, "--junit": junit_file, "--html": html_file}, lab_files(settings, the_lab))
+    if copied := provision_for_grading(settings, the_lab):
+        from flinklab.usecases.provision import provisioned_line
+
+        console.print(escape(provisioned_line(the_lab, settings, copied)), soft_wrap=True)
     report = grade_lab(settings, the_lab)
     render_report(report, console)
     for path, write in ((json_file, write_json), (junit_file, write_junit)):
@@ -122,14 +128,18 @@ def fixtures_generate(
 
 
 def _lab_table(the_lab: Lab) -> Table:
-    table = Table(title=f"{the_lab.name}: {the_lab.title}", title_justify="left")
-    for column in ("step", "title", "runs", "mode", "writes"):
-        table.add_column(column, overflow="fold")
+    # File names are never broken (printed to a pipe, at 80 columns, `tumble_agg.ou t` was): their columns do not
+    # wrap, the titles take what is left and wrap at spaces, and no vertical rules take the room. How each step
+    # runs (`-i ddl.sql -f STEP.sql`) is the note under the table.
+    table = Table(title=f"{the_lab.name}: {the_lab.title}", title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column("step", no_wrap=True)
+    table.add_column("files", no_wrap=True)
+    table.add_column("mode", max_width=10)
+    table.add_column("title", ratio=1, overflow="fold")
     for step in the_lab.steps:
-        init = f"-i {the_lab.init_file} " if step.uses_init else ""
-        writes = "\n".join((step.out_file, *step.writes))
+        files = "\n".join((step.sql_file, *(f"→ {name}" for name in (step.out_file, *step.writes))))
         mode = step.mode + (" (expects an error)" if step.expect_error else "")
-        table.add_row(step.id, step.title, f"{init}-f {step.sql_file}", mode, writes)
+        table.add_row(escape(step.id), escape(files), mode, escape(step.title))
     return table
 
 
@@ -161,7 +171,10 @@ def labs_command(
         the_lab = get_lab(lab)
         console.print(_lab_table(the_lab))
         for note in _lab_notes(the_lab, settings):
-            console.print(escape(note))
+            console.print(escape(note), soft_wrap=True)  # a path is never broken
+        start = lab_starts([the_lab], settings)[0]
+        if not start.has_init:  # the workspace explains itself: the learner's first file
+            console.print(escape(start.first[:1].upper() + start.first[1:] + "."), soft_wrap=True)
         sections = guide_sections(the_lab, settings)
         if not sections:
             console.print(f"  The lab {the_lab.name!r} has no guide.")
@@ -174,11 +187,17 @@ def labs_command(
             console.print(Markdown(text))
         return
     labs, bad = load_labs()
-    for the_lab in labs:
-        console.print(_lab_table(the_lab))
-        for note in _lab_notes(the_lab, settings):
-            console.print(escape(note))
+    starts = lab_starts(labs, settings)
+    for start in starts:
+        console.print(_lab_table(start.lab))
+        for note in _lab_notes(start.lab, settings):
+            console.print(escape(note), soft_wrap=True)  # a path is never broken
         console.print()
+    if starts:  # the path last, where a learner's eye is when the listing ends
+        console.print("[bold]The labs in the course's order[/] (`flinklab labs LAB` prints one's guide):")
+        for start in starts:
+            console.print(f"  {start.position}. [bold]{escape(start.lab.name)}[/] ({escape(start.place)}): "
+                          f"{escape(start.first)}", soft_wrap=True)
     for exc in bad:  # a broken plug-in is one line; the labs that load are listed above
         print_error(exc)
 

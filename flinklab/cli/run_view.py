@@ -94,6 +94,10 @@ def _status_markup(run: StepRun) -> str:
 
 def render_run(run: LabRun, settings: Settings) -> None:
     """The steps table and the closing notes of a run."""
+    if run.provisioned:
+        from flinklab.usecases.provision import provisioned_line
+
+        console.print(escape(provisioned_line(run.lab, settings, run.provisioned)), soft_wrap=True)
     if run.install is not None:
         console.print(
             f"Installed the reference SQL of {run.lab.name} into {run.workspace} "

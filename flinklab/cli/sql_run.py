@@ -57,9 +57,12 @@ def run_sql(
 ) -> ExitStatus:
     """Check the inputs, connect to the gateway, run one invocation (or, on a terminal without `-f`, the
     interactive shell), and say how it went."""
-    # Read once here so a bad path fails before stdin is read (and before a missing gateway would hide it).
+    # Read once here so a bad path fails before stdin is read (and before a missing gateway would hide it). The
+    # shell (a terminal, no -f) opens without a missing -i file and says so (ShellSession.open).
+    shell = file is None and stdin.isatty() and out.isatty()
     for path in init:
-        read_sql(path)
+        if not (shell and not path.exists() and not path.is_symlink()):
+            read_sql(path)
     if file is not None:
         read_script(file)
     from flinklab.environment.client import LabSqlClient
@@ -68,7 +71,7 @@ def run_sql(
     settings = Settings.from_env()
     client = LabSqlClient(settings, url, embedded=embedded)
     try:
-        if file is None and stdin.isatty() and out.isatty():
+        if shell:
             from flinklab.sqlclient.shell.app import ShellOptions, run_shell
 
             return run_shell(ShellOptions(client.url, client.cluster_url, list(init), defines, history, session,

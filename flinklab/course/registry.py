@@ -77,3 +77,18 @@ def load_labs() -> tuple[list[Lab], list[BadLabError]]:
         except BadLabError as exc:
             bad.append(exc)
     return labs, bad
+
+
+def course_order(labs: list[Lab]) -> list[Lab]:
+    """`labs` in the order a learner takes them: each after the labs its `after` names (a name that is not among
+    `labs` is ignored), flinklab's own labs before plug-ins, else by name. A cycle of `after`s is broken by name."""
+    by_name = {lab.name: lab for lab in labs}
+    pending = sorted(labs, key=lambda lab: (not built_in(lab.name), lab.name))
+    ordered: list[Lab] = []
+    done: set[str] = set()
+    while pending:
+        ready = next((lab for lab in pending if all(a in done or a not in by_name for a in lab.after)), pending[0])
+        ordered.append(ready)
+        done.add(ready.name)
+        pending.remove(ready)
+    return ordered

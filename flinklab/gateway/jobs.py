@@ -12,7 +12,6 @@ from __future__ import annotations
 import http.client
 import json
 import re
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -22,6 +21,7 @@ from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from flinklab.flink.rest import FlinkRest, RestUnavailable
+from flinklab.flink.waiting import Wait
 from flinklab.gateway.results import ResultSource, StaticRows, string_column
 
 SQL_EXECUTION_EXCEPTION = "org.apache.flink.table.gateway.service.utils.SqlExecutionException"
@@ -126,19 +126,23 @@ class ClusterJobs:
         if directory:
             body["targetDirectory"] = directory
         trigger = self._call("POST", f"/jobs/{job_id}/stop", body)["request-id"]
-        deadline = time.monotonic() + timeout
-        while True:
+
+        def written() -> str | None:
+            """The savepoint's path once the trigger is COMPLETED; a failed savepoint raises its cause."""
             answer = self._call("GET", f"/jobs/{job_id}/savepoints/{trigger}")
-            if answer.get("status", {}).get("id") == "COMPLETED":
-                operation = answer.get("operation") or {}
-                if "location" in operation:
-                    return str(operation["location"])
-                cause = operation.get("failure-cause") or {}
-                raise ClusterActionError("", str(cause.get("stack-trace") or cause.get("class") or cause).strip())
-            if time.monotonic() >= deadline:
-                raise ClusterActionError("", f"java.util.concurrent.TimeoutException: the savepoint of job {job_id}"
-                                             f" was not complete after {timeout:.0f} s")
-            time.sleep(_POLL_SECONDS)
+            if answer.get("status", {}).get("id") != "COMPLETED":
+                return None
+            operation = answer.get("operation") or {}
+            if "location" in operation:
+                return str(operation["location"])
+            cause = operation.get("failure-cause") or {}
+            raise ClusterActionError("", str(cause.get("stack-trace") or cause.get("class") or cause).strip())
+
+        location = Wait(f"the savepoint of job {job_id}", timeout, _POLL_SECONDS).poll(written)
+        if location is None:
+            raise ClusterActionError("", f"java.util.concurrent.TimeoutException: the savepoint of job {job_id} was "
+                                         f"not complete after {timeout:.0f} s")
+        return location
 
 
 def _timestamp_ltz(millis: int, zone: str | None) -> tuple[str, str]:

@@ -123,6 +123,8 @@ class Lab:
     pictures: LabPictures = field(default_factory=LabPictures)
     #: the guide (Markdown in the package, `##` per step), printed by `flinklab labs LAB`; "" when none
     guide_file: str = ""
+    #: the labs a learner does before this one (the course's order: `flinklab labs` lists them first)
+    after: tuple[str, ...] = ()
 
     def step(self, step_id: str) -> Step:
         for step in self.steps:

@@ -8,15 +8,25 @@ from pathlib import Path
 
 from flinklab.errors import FlinklabError
 from flinklab.grading.context import GradingContext
-from flinklab.grading.results import GradeReport
+from flinklab.grading.freshness import Stale, StepFiles, stale_steps
+from flinklab.grading.results import CheckResult, GradeReport, failed
 from flinklab.lab_api import Lab
 from flinklab.settings import Settings
+from flinklab.usecases.provision import provision_missing
 
 
 def lab_files(settings: Settings, lab: Lab) -> list[Path]:
     """Every file of the lab the grader reads or the learner writes: the workspace's and the data dir's CSVs."""
     workspace = settings.workspace(lab.name)
     return [*(workspace / name for name in lab.files), *(settings.data_dir / name for name in lab.fixtures.files)]
+
+
+def provision_for_grading(settings: Settings, lab: Lab) -> list[Path]:
+    """The lab's CSVs absent from the data dir, copied there from its package (a lab installed after `flink-up`):
+    the grader computes the expected answers from them. Only for a workspace to grade; returns what was copied."""
+    if not settings.workspace(lab.name).is_dir():
+        return []
+    return provision_missing(settings, lab)
 
 
 def grading_context(settings: Settings, lab: Lab) -> GradingContext:
@@ -57,4 +67,12 @@ def grade_lab(settings: Settings, lab: Lab) -> GradeReport:
     finally:
         if collecting:
             gc.enable()
-    return GradeReport(lab=lab.name, results=results, workspace=str(ctx.workspace))
+    stale = stale_steps(ctx.workspace, lab.name, [StepFiles(s.id, s.sql_file, s.out_file) for s in lab.steps])
+    return GradeReport(lab=lab.name, results=_stale_failed(results, stale), workspace=str(ctx.workspace))
+
+
+def _stale_failed(results: list[CheckResult], stale: dict[str, Stale]) -> list[CheckResult]:
+    """Every check of a stale step fails with why (its SQL file is gone, empty, or not what wrote its output):
+    grading an output of other SQL would pass or fail work the learner no longer has."""
+    return [failed(r.name, r.points, stale[r.step].message, stale[r.step].hint, step=r.step) if r.step in stale
+            else r for r in results]

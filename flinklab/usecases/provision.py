@@ -8,8 +8,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from flinklab.course.registry import built_in, load_labs
-from flinklab.errors import UsageError
+from flinklab.course.registry import course_order, load_labs
+from flinklab.errors import FlinklabError, UsageError
 from flinklab.lab_api import Lab
 from flinklab.settings import Settings
 
@@ -32,13 +32,12 @@ class LabWorkspace:
 
 
 def lab_workspaces(settings: Settings) -> list[LabWorkspace]:
-    """Every discovered lab's workspace (`settings.workspace(LAB)`), flinklab's own labs first (flink-up's "Next"
-    line names the first), created where it is missing; a dir that is there is left exactly as it is (nothing is
+    """Every discovered lab's workspace (`settings.workspace(LAB)`), in the course's order (flink-up's "Next" line
+    names the first), created where it is missing; a dir that is there is left exactly as it is (nothing is
     written into a workspace). UsageError (one line) when one cannot be created."""
     labs, _ = load_labs()
-    labs.sort(key=lambda lab: not built_in(lab.name))  # stable: alphabetical within each group
     workspaces = []
-    for lab in labs:
+    for lab in course_order(labs):
         path = settings.workspace(lab.name)
         existed = path.is_dir()
         for each in (path, *path.parents):  # mkdir says only "File exists" for a link to nowhere
@@ -52,3 +51,42 @@ def lab_workspaces(settings: Settings) -> list[LabWorkspace]:
                              "Choose another root with --workspace DIR or FLINKLAB_WORKSPACE.") from None
         workspaces.append(LabWorkspace(lab, path, not existed))
     return workspaces
+
+
+def provision_missing(settings: Settings, lab: Lab) -> list[Path]:
+    """Copy the lab's CSVs that are absent from the data dir into it, as `flink-up` does (the same code): a lab
+    installed after `flink-up` has none there yet. A file that is there is left as it is (another seed or scale
+    may be wanted); a lab whose package holds no CSV to copy copies nothing (the reader then names what is
+    missing). Returns what was copied; UsageError (one line) when the data dir is not writable."""
+    try:
+        sources = lab.data_files()
+    except UsageError:  # a lab without a package (a test's, one under construction): nothing to copy from
+        return []
+    missing = [src for src in sources if src.is_file() and not os.path.lexists(settings.data_dir / src.name)]
+    if not missing:
+        return []
+    from flinklab.environment.provision import provision_data  # here: `flinklab check` imports no cluster code
+
+    return provision_data(settings, missing)
+
+
+def provisioned_line(lab: Lab, settings: Settings, copied: list[Path]) -> str:
+    """The one line saying what `provision_missing` copied."""
+    names = ", ".join(path.name for path in copied)
+    return (f"Provisioned the data of {lab.name} into {settings.data_dir} ({names}): it was not there (a lab "
+            "installed after `flink-up`).")
+
+
+def provision_for_run(settings: Settings, lab: Lab) -> list[Path]:
+    """`provision_missing` for a run: unless the recorded cluster reads its data elsewhere (remote: its data dir is
+    on its own hosts, and `flink-up` probed it there)."""
+    # Here, not at the top: `flinklab check` imports this module and no cluster code.
+    from flinklab.cluster.base import RecordUnreadable, read_record
+    from flinklab.cluster.registry import backend_class
+
+    try:
+        record = read_record(settings)
+        reads_local = record is None or backend_class(record.backend).reads_local_data
+    except (RecordUnreadable, FlinklabError):  # an unreadable record or an unknown backend: the run says so
+        reads_local = True
+    return provision_missing(settings, lab) if reads_local else []

@@ -25,6 +25,7 @@ from flinklab.flink.tls import cluster_rest
 from flinklab.lab_api import Lab, Step
 from flinklab.settings import Settings
 from flinklab.text import first_line
+from flinklab.usecases.provision import provision_for_run
 from flinklab.usecases.run_plan import RunPlan, prepare_run, skip_reasons
 from flinklab.usecases.run_report import OutputWriteError, outputs_report, write_report
 from flinklab.usecases.solution import InstallResult, install_solution
@@ -78,6 +79,7 @@ class LabRun:
     report_path: Path | None = None  # set when report.json was written
     report_error: str = ""  # why it was not
     report_backup: Path | None = None  # a different report.json that was there before, moved aside
+    provisioned: list[Path] = field(default_factory=list)  # the lab's CSVs copied into the data dir (were absent)
     wall_seconds: float = 0.0
     #: per job id, the duration Flink reports (seconds); None where the REST API did not say
     job_durations: dict[str, float | None] = field(default_factory=dict)
@@ -328,6 +330,8 @@ def run_planned(
     before = outputs_report(lab, workspace)  # what report.json's values came from, if flinklab wrote it
 
     own_client = client is None and len(skip_reason) < len(steps)
+    if len(skip_reason) < len(steps):  # a lab installed after `flink-up`: its CSVs, before a job reads them
+        run.provisioned = provision_for_run(settings, lab)
     if own_client:
         from flinklab.environment.client import LabSqlClient
 

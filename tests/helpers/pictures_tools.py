@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from flinklab.labs.windows import reference as ref
+from helpers.captures import write_captured_sql
 
 DATA = Path(__file__).parent.parent / "data"
 WINDOWS = DATA / "windows" / "outputs"
@@ -22,9 +23,11 @@ STAMP = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$")
 
 
 def windows_workspace(root: Path, mistake: str | None = None) -> Path:
-    """root/windows holding the captured solution outputs, with the captured mistake's outputs over them."""
+    """root/windows holding the captured solution outputs, with the captured mistake's outputs over them, and the
+    SQL that wrote them."""
     ws = root / "windows"
     shutil.copytree(WINDOWS / "solution", ws)
+    write_captured_sql(ws, "windows", root / "data", mistake)
     if mistake:
         for path in (WINDOWS / "mistakes" / mistake).iterdir():
             shutil.copy(path, ws / path.name)

@@ -303,11 +303,7 @@ def test_lang_c(shells: list[Term], flink_cluster: Settings) -> None:
     assert b"Traceback" not in term.transcript
 
 
-def test_missing_init_file_is_one_line(flink_cluster: Settings, tmp_path: Path) -> None:
-    term = Term(["-i", str(tmp_path / "nope.sql")], settings_env(flink_cluster))
-    assert term.exit_status() == 2
-    text = term.transcript.decode()
-    assert "nope.sql" in text and "Traceback" not in text and len(text.strip().splitlines()) == 1
+# a missing -i file: tests/live/test_shell_init_pty.py
 
 
 # ---- a gateway of the test's own, to kill -------------------------------------------------------------------

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from helpers.captures import write_captured_sql
 from helpers.env import free_port
 
 from flinklab.course.registry import get_lab
@@ -352,7 +353,12 @@ def _data_cases() -> list[Case]:
     cases = []
     for name, lab in (("joins_orders.csv", "joins"), ("joins_users.csv", "joins"),
                       ("windows_orders.csv", "windows")):
-        for fault in ("missing", "directory", "symlink-loop", "utf16", "latin1", "binary"):
+        # a missing CSV is provisioned from the lab's package, as flink-up does (a lab installed after it)
+        make, _ = FILE_FAULTS["missing"]
+        cases.append(Case(f"check-{lab}-data-{name}-missing", ["flinklab", "check", lab],
+                          make(lambda root, name=name: _csv(root, name)), 0,
+                          (f"Provisioned the data of {lab} into {{root}}/data ({name})",), new_files=(f"data/{name}",)))
+        for fault in ("directory", "symlink-loop", "utf16", "latin1", "binary"):
             make, says = FILE_FAULTS[fault]
             cases.append(Case(f"check-{lab}-data-{name}-{fault}", ["flinklab", "check", lab],
                               make(lambda root, name=name: _csv(root, name)), 2, (name, says)))
@@ -398,8 +404,10 @@ def _data_cases() -> list[Case]:
              2, ("windows_orders.csv line 1, column order_id:",)),
         Case("check-windows-data-quoted-newline", ["flinklab", "check", "windows"],
              data_edit("windows_orders.csv", lambda t: '1,"A\nB' + t), 2, ("windows_orders.csv line",)),
-        Case("check-joins-data-dir-missing", ["flinklab", "check", "joins", "--data-dir", "{root}/nowhere"], None,
-             2, ("does not exist in {root}/nowhere",)),
+        # a data dir without the lab's CSVs is provisioned (tests/unit/test_check_provision.py); one that cannot be
+        Case("check-joins-data-dir-under-a-file", ["flinklab", "check", "joins", "--data-dir",
+                                                   "{root}/ws/joins/ddl.sql/data"], None,
+             2, ("The data dir {root}/ws/joins/ddl.sql/data is not writable",)),
         Case("check-unknown-lab", ["flinklab", "check", "nope"], None, 2, ("Unknown lab 'nope'",)),
     ]
     return cases
@@ -450,17 +458,16 @@ def _fixtures_cases() -> list[Case]:
     ]
 
 
-def _with_joins_sql(root: Path) -> None:
-    lab = get_lab("joins")
-    for name in lab.solution_files:
-        shutil.copy(lab.solution_dir / name, root / "ws" / "joins" / name)
+def _without_joins_sql(root: Path) -> None:
+    for name in get_lab("joins").solution_files:
+        (root / "ws" / "joins" / name).unlink()
 
 
 def _run_cases() -> list[Case]:
     return [
-        Case("run-no-sql-files", ["flinklab", "run", "joins"], None, 2,
+        Case("run-no-sql-files", ["flinklab", "run", "joins"], _without_joins_sql, 2,
              ("Nothing to run in", "count.sql, ddl.sql, interval.sql", "are missing")),
-        Case("run-no-cluster", ["flinklab", "run", "joins"], _with_joins_sql, 2, ("No Flink cluster answers at",)),
+        Case("run-no-cluster", ["flinklab", "run", "joins"], None, 2, ("No Flink cluster answers at",)),
         Case("run-solution-no-cluster", ["flinklab", "run", "joins", "--solution"], None, 2,
              ("No Flink cluster answers at",)),
         Case("run-unknown-lab", ["flinklab", "run", "nope"], None, 2, ("Unknown lab 'nope'",)),
@@ -527,8 +534,8 @@ def _sql_client_cases() -> list[Case]:
              ("q.sql",)),
         Case("sql-f-utf16", [sql, "-f", "{root}/ws/joins/q.sql"],
              put("joins", "q.sql", codecs.BOM_UTF16_LE + "SELECT 1;\n".encode("utf-16-le")), 2, ("q.sql",)),
-        Case("sql-i-missing", [sql, "-i", "{root}/ws/joins/ddl.sql", "-f", "{root}/ws/joins/q.sql"],
-             put("joins", "q.sql", "SELECT 1;\n"), 2, ("ddl.sql does not exist",)),
+        Case("sql-i-missing", [sql, "-i", "{root}/ws/joins/no_ddl.sql", "-f", "{root}/ws/joins/q.sql"],
+             put("joins", "q.sql", "SELECT 1;\n"), 2, ("no_ddl.sql does not exist",)),
         Case("sql-i-directory", [sql, "-i", "{root}/ws", "-f", "{root}/ws/joins/q.sql"],
              put("joins", "q.sql", "SELECT 1;\n"), 2, ("{root}/ws is a directory",)),
         Case("sql-f-without-value", [sql, "-f"], None, 2, ("Option '-f' requires an argument",), process=True),
@@ -574,6 +581,7 @@ def _workspace(root: Path) -> None:
         (root / sub).mkdir()
     for lab, solution in SOLUTIONS.items():
         shutil.copytree(solution, root / "ws" / lab)
+        write_captured_sql(root / "ws" / lab, lab, root / "data")  # the SQL that wrote the outputs
     for csv_file in LAB_CSVS:
         shutil.copy(csv_file, root / "data" / csv_file.name)
 

@@ -5,6 +5,8 @@ The goldens under tests/data/golden/ were written by this test from the code of 
 rewrites them; never do that to make a failing refactoring pass: a changed verdict or message is its own commit).
 Each case is a workspace built the way tests/test_joins_checks.py builds one: the captured solution outputs, the
 mistake's outputs over them, report.json rebuilt as `flinklab run` does, and the reference SQL older than the plans.
+Each step's SQL is the one that wrote its output (the mistake's SQL for its step, paths as the capture run had
+them), as in a learner's workspace: `flinklab check` fails a step whose output echoes other SQL than its file's.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.captures import write_captured_sql
 
 from flinklab.course.registry import get_lab
 
@@ -42,10 +45,9 @@ def _workspace(tmp_path: Path, lab_name: str, case: str) -> tuple[Path, Path]:
     data.mkdir()
     for path in lab.data_files():
         shutil.copy(path, data / path.name)
-    sql = lab.solution_dir
-    for name in lab.solution_files:
-        shutil.copy(sql / name, workspace / name)
-        os.utime(workspace / name, (1_700_000_000, 1_700_000_000))  # older than the captured plans
+    # the learner's SQL of the mistaken step is the mistake
+    for path in write_captured_sql(workspace, lab_name, data, case if case not in ("solution", "ties") else None):
+        os.utime(path, (1_700_000_000, 1_700_000_000))  # older than the captured plans
     if case == "ties":  # tied data: the windows checks must say the order among ties is chance
         ties = DATA / "windows" / "outputs" / "ties"
         shutil.copy(ties / "top_shops.out", workspace / "top_shops.out")

@@ -118,13 +118,14 @@ def test_labs_says_each_step_is_a_new_session_and_who_writes_the_plans(tmp_path:
     assert "regular-plan.json, interval-plan.json, temporal-plan.json: written by the plans step (plans.sql)" in text
 
 
-def test_flinklabs_own_labs_come_first_in_the_workspaces_flink_up_lists(tmp_settings) -> None:
-    """flink-up's "Next" line names the first workspace: one of flinklab's labs, not a plug-in's (the test venv
-    has the dedup plug-in, which sorts first by name)."""
+def test_the_workspaces_flink_up_lists_follow_the_course(tmp_settings) -> None:
+    """flink-up's "Next" line names the first workspace: the course's first lab (windows, which joins comes after),
+    then flinklab's own labs before a plug-in's (the test venv has the dedup plug-in, which sorts first by name)."""
     from flinklab.course.registry import available_labs, built_in
     from flinklab.usecases.provision import lab_workspaces
 
     assert "dedup" in available_labs() and not built_in("dedup")
     assert built_in("joins") and built_in("windows")
+    assert get_lab("joins").after == ("windows",)
     names = [w.lab.name for w in lab_workspaces(tmp_settings)]
-    assert names[:2] == ["joins", "windows"] and "dedup" in names[2:]
+    assert names[:2] == ["windows", "joins"] and "dedup" in names[2:]

@@ -12,6 +12,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from helpers.captures import write_captured_sql
 from helpers.pictures_tools import JOINS, pixels_of, read_png, windows_workspace
 from typer.testing import CliRunner
 
@@ -124,6 +125,7 @@ def test_all_passed_page_has_no_pictures(tmp_path: Path):
 def test_joins_plans_step_shows_the_three_plans(tmp_path: Path):
     workspace = tmp_path / "joins"
     shutil.copytree(JOINS / "solution", workspace)
+    write_captured_sql(workspace, "joins", tmp_path / "data", "plans_wrong_query")
     for path in (JOINS / "mistakes" / "plans_wrong_query").iterdir():
         shutil.copy(path, workspace / path.name)
     code, output, page = _check_html(tmp_path, "joins")

@@ -145,6 +145,7 @@ def test_grade_refuses_without_workspace_or_data(tmp_settings):
     write_fixtures(TINY, tmp_settings.data_dir)
     report = grade_lab(tmp_settings, TINY)
     assert not report.all_passed and report.failures[0].message == "count.out is missing"
+    (tmp_settings.workspace("tiny") / "count.sql").write_text("SELECT COUNT(*) FROM a;\n")
     (tmp_settings.workspace("tiny") / "count.out").write_text("1 row in set\n")
     assert grade_lab(tmp_settings, TINY).all_passed
 
@@ -243,6 +244,7 @@ def test_cli_check_exit_codes_and_files(tmp_settings, tmp_path, tiny_registered)
     assert json.loads(out_json.read_text())["tests"][0]["status"] == "failed"
     assert ET.parse(out_xml).getroot().find("testsuite").get("failures") == "1"
 
+    (tmp_settings.workspace("tiny") / "count.sql").write_text("SELECT COUNT(*) FROM a;\n")
     (tmp_settings.workspace("tiny") / "count.out").write_text("ok\n")
     result = runner.invoke(app, ["check", "tiny"], env=env)
     assert result.exit_code == 0, result.output

@@ -37,4 +37,5 @@ LAB = Lab(
     package=__name__,
     guide_file="guide.md",
     pictures=LabPictures(step=pictures.step_pictures),
+    after=("windows",),  # event time, watermarks and ROW_NUMBER per window come first; the temporal view reuses them
 )

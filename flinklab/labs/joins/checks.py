@@ -92,8 +92,9 @@ def _outer_join_bound(view: StepView) -> str | None:
         named = f"ON has no time condition (ON {on})"
     else:
         return None
+    asks = UNSHIPPED_KIND_HINT.split(": ", 1)[1]  # what the step asks for, as its own sentence (SQL case kept)
     return (f"{named}, so this is a regular outer join: it emits an order NULL-padded at once and retracts it (-D) "
-            f"when a shipment arrives. {UNSHIPPED_KIND_HINT.split(': ', 1)[1].capitalize()}")
+            f"when a shipment arrives. {asks[0].upper()}{asks[1:]}")
 
 
 UNSHIPPED_KIND = Changelog(

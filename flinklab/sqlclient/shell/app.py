@@ -95,11 +95,12 @@ class Shell:
         try:
             version = str(self.executor.api.info().get("version", "?"))
             path = history_path(self.options.history)
+            # Flink's SqlClient.openCli runs the -i files (printing their line) before the welcome
+            if not self.executor.open():
+                return ExitStatus.FAILURE
             self.say(welcome(version, self.options))
             self.say(f"Command history file path: {path}")
             history = open_history(path, self.say)
-            if not self.executor.open():
-                return ExitStatus.FAILURE
             self.heartbeat = Heartbeat(self.options.gateway_url, self._lost, self.options.heartbeat_seconds,
                                        token=self.options.token)
             self.heartbeat.start(self.executor.handle)

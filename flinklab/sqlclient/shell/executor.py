@@ -45,6 +45,8 @@ from flinklab.sqlclient.sqlfiles import read_sql
 
 MAX_TABLE_ROWS = "sql-client.execution.max-table-result.rows"
 MSG_RESULT_QUIT = "[INFO] Result retrieval cancelled."
+MSG_INIT_MISSING = ("[WARNING] SQL file {path} does not exist; the shell opens without it (its tables are not "
+                    "defined). Write it, then QUIT and open the shell again, or run its statements here.")
 _SHORT_KINDS = {"INSERT": "+I", "UPDATE_BEFORE": "-U", "UPDATE_AFTER": "+U", "DELETE": "-D"}
 
 
@@ -107,14 +109,24 @@ class ShellSession:
         return self.session.conf if self.session is not None else {}
 
     def open(self) -> bool:
-        """Open a session and run the `-i` files on it, silently; False (the [ERROR] printed) when one fails."""
+        """Open a session and run the `-i` files on it, silently; False (the [ERROR] printed) when one fails.
+
+        After each file, Flink's `Successfully initialized from sql script: …` line (SqlClient.openCli prints it
+        before the prompt, as the file runner does before `-f`). An `-i` file that does not exist is skipped with
+        one line saying so: a lab's workspace starts without `ddl.sql`, and the shell is where a learner looks
+        around before writing it (a `-f` run still fails on it, as Flink's client does)."""
         self.session = ClientSession(self.api, self.defines)
         self.lost = False
         for path in self.init_files:
+            if not path.exists() and not path.is_symlink():
+                self.out.write(f"{MSG_INIT_MISSING.format(path=path)}\n")
+                self.out.flush()
+                continue
             result = self.session.run_init(read_sql(path), self.out)
             if not result.ok:
-                self.printer.init_failed(path.resolve().as_uri())
+                self.printer.init_failed(str(path))
                 return False
+            self.printer.initialized(str(path))
         return True
 
     def reopen_if_lost(self) -> bool:
@@ -154,8 +166,10 @@ class ShellSession:
         return self.session.execute(statement, self.printer, interactive=True)
 
     def reason(self, exc: GatewayError) -> str:
+        """The error text the shell prints, as the file runner's: with `sql-client.verbose` the exception chain
+        as Flink's client holds it (GatewayError.client_side), else the root cause."""
         verbose = self.conf.get(VERBOSE, "false").strip().lower() == "true"
-        return exc.server_side if verbose else reason_from_server(exc.server_side)
+        return exc.client_side if verbose else reason_from_server(exc.server_side)
 
     def start_query(self, statement: str) -> tuple[str, QueryResult, Iterator[Page], Page]:
         """Submit a query for a view: its operation, an empty result, its pages (on a fetching client of their

@@ -1,0 +1,97 @@
+"""The grader's sandbox: every lab's reference SQL passes it; what reaches outside the lab is refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import flinklab
+from flinklab.course.registry import get_lab
+from flinklab.flink.sql_split import split_statements
+from flinklab.usecases.grade_sandbox import Sandbox
+
+
+def sandbox_for(lab_name: str, tmp_path: Path) -> Sandbox:
+    lab = get_lab(lab_name)
+    plans = tuple(name for s in lab.steps for name in s.writes)
+    return Sandbox(tmp_path / "data", lab.fixtures.files, tmp_path / "ws" / lab.name, plans)
+
+
+@pytest.mark.parametrize("lab_name", ["joins", "windows"])
+def test_the_reference_sql_passes_once_retargeted(tmp_path, lab_name):
+    lab = get_lab(lab_name)
+    sandbox = sandbox_for(lab_name, tmp_path)
+    for name in lab.solution_files:
+        sql = sandbox.retarget((lab.solution_dir / name).read_text())
+        assert sandbox.refusals(sql) == [], name
+        assert "/opt/lab/fixtures/data" not in sql and "/root/flink" not in sql
+
+
+def test_a_learners_own_paths_are_retargeted_by_file_name(tmp_path):
+    sandbox = sandbox_for("joins", tmp_path)
+    sql = ("CREATE TABLE users (a STRING) WITH ('connector' = 'filesystem', "
+           "'path' = 'file:///home/alice/data/joins_users.csv', 'format' = 'csv');\n"
+           "COMPILE PLAN '/home/alice/flink/joins/regular-plan.json' FOR INSERT INTO s SELECT * FROM users;")
+    out = sandbox.retarget(sql)
+    assert f"'file://{tmp_path / 'data' / 'joins_users.csv'}'" in out
+    assert f"'{tmp_path / 'ws' / 'joins' / 'regular-plan.json'}'" in out
+    assert sandbox.refusals(out) == []
+
+
+@pytest.mark.parametrize("statement, why", [
+    ("CREATE TABLE pw (line STRING) WITH ('connector' = 'filesystem', 'path' = 'file:///etc/passwd', "
+     "'format' = 'raw')", "outside the lab's data files"),
+    ("CREATE TABLE pw (line STRING) WITH ('connector' = 'filesystem', 'path' = '/etc/passwd', 'format' = 'raw')",
+     "outside the lab's data files"),
+    ("CREATE TABLE d (line STRING) WITH ('connector' = 'filesystem', 'path' = 'DATA/../../../etc/passwd', "
+     "'format' = 'raw')", "outside the lab's data files"),
+    ("CREATE TABLE d (line STRING) WITH ('connector' = 'filesystem', 'path' = 'DATA', 'format' = 'raw')",
+     "outside the lab's data files"),
+    ("CREATE TABLE rel (line STRING) WITH ('connector' = 'filesystem', 'path' = 'ddl.sql', 'format' = 'raw')",
+     "outside the lab's data files"),
+    ("CREATE TABLE mine (line STRING) WITH ('connector' = 'filesystem', 'path' = 'file://PKG/labs/joins/sql/"
+     "ddl.sql', 'format' = 'raw')", "outside the lab's data files"),
+    ("SELECT * FROM users /*+ OPTIONS('path' = 'file:///etc/shadow') */", "outside the lab's data files"),
+    ("ALTER TABLE users SET ('path' = '/etc/passwd')", "outside the lab's data files"),
+    ("CREATE TABLE h (line STRING) WITH ('connector' = 'filesystem', 'path' = 'hdfs://nn/x', 'format' = 'raw')",
+     "outside the lab's data files"),
+    ("COMPILE PLAN '/tmp/plan.json' FOR INSERT INTO s SELECT 1", "outside the lab's workspace"),
+    ("ADD JAR '/tmp/evil.jar'", "ADD JAR"),
+    ("add   jar 'WS/evil.jar'", "ADD JAR"),
+    ("CREATE TEMPORARY SYSTEM FUNCTION f AS 'com.evil.F'", "user-defined function"),
+    ("CREATE FUNCTION f AS 'evil.f' LANGUAGE PYTHON", "user-defined function"),
+    ("CREATE CATALOG c WITH ('type' = 'jdbc')", "catalog"),
+    ("LOAD MODULE hive", "LOAD MODULE"),
+    ("SET 'pipeline.jars' = 'file:///tmp/evil.jar'", "not one a lab sets"),
+    ("SET 'table.resources.download-dir' = '/tmp'", "not one a lab sets"),
+    ("SET 'python.files' = '/tmp/x.py'", "not one a lab sets"),
+    ("CREATE TABLE j (a INT) WITH ('connector' = 'jdbc', 'url' = 'jdbc:x')", "connector 'jdbc'"),
+])
+def test_refused(tmp_path, statement, why):
+    sandbox = sandbox_for("joins", tmp_path)
+    statement = (statement.replace("DATA", str(tmp_path / "data")).replace("WS", str(tmp_path / "ws" / "joins"))
+                 .replace("PKG", str(Path(flinklab.__file__).parent)))
+    refusals = sandbox.refusals(sandbox.retarget(statement + ";"))
+    assert len(refusals) == 1 and why in refusals[0][1]
+
+
+@pytest.mark.parametrize("statement", [
+    "SET 'execution.runtime-mode' = 'batch'",
+    "SET 'sql-client.execution.result-mode' = 'tableau'",
+    "SET 'table.exec.state.ttl' = '1 h'",
+    "RESET 'execution.runtime-mode'",
+    "SELECT CONCAT(user_id, '/', tier), DATE_FORMAT(signup_time, 'yyyy/MM/dd') FROM users",
+    "SELECT * FROM orders WHERE currency = 'USD' -- a comment about /etc/passwd",
+    "CREATE TEMPORARY VIEW v AS SELECT * FROM orders",
+])
+def test_allowed(tmp_path, statement):
+    sandbox = sandbox_for("joins", tmp_path)
+    assert sandbox.refusals(statement + ";") == []
+
+
+def test_each_refused_statement_is_named(tmp_path):
+    sandbox = sandbox_for("joins", tmp_path)
+    sql = "SELECT 1;\nADD JAR '/x.jar';\nSELECT 2;\nCREATE FUNCTION f AS 'x.F';"
+    found = sandbox.refusals(sql)
+    assert [s for s, _ in found] == [split_statements(sql)[1], split_statements(sql)[3]]
