@@ -168,8 +168,8 @@ def bench_notebook(root: Path, figure: Figure = _print_figure, section: Callable
     """Bring up a cluster of its own under `root`, print the notebook's figures, bring it down."""
     from jupyter_client.manager import start_new_kernel
 
-    from flinklab.environment.lifecycle import bring_down, bring_up
     from flinklab.settings import Settings
+    from flinklab.usecases.cluster import bring_down, bring_up
     from flinklab.usecases.provision import lab_data_files
 
     section("The notebook (issue 30)")

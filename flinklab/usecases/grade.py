@@ -157,8 +157,8 @@ def _embedded_gateway(settings: Settings, rest_url: str, say: Callable[[str], No
 @contextlib.contextmanager
 def _booted_cluster(settings: Settings, lab: Lab, say: Callable[[str], None], scratch: Path) -> Iterator[Settings]:
     """A local cluster and gateway of this run only (private state dir, free ports), stopped after it."""
-    from flinklab.environment.lifecycle import bring_down, bring_up
     from flinklab.flink.procs import free_port
+    from flinklab.usecases.cluster import bring_down, bring_up
     from flinklab.usecases.provision import lab_data_files
 
     booted = dataclasses.replace(
@@ -166,11 +166,11 @@ def _booted_cluster(settings: Settings, lab: Lab, say: Callable[[str], None], sc
         rest_port=free_port(settings.bind_host), gateway_port=free_port(settings.bind_host))
     say("no cluster is running: starting a local one for this grading")
     try:
-        bring_up(booted, say, data_files=lab_data_files(), with_gateway=False)
+        bring_up(booted, lambda event: say(str(event)), data_files=lab_data_files(), with_gateway=False)
         yield booted
     finally:
         with contextlib.suppress(FlinklabError):
-            bring_down(booted, say)
+            bring_down(booted, lambda event: say(str(event)))
 
 
 def _run_one(settings: Settings, lab: Lab, step: Step, root: Path, client_for: ClientFactory,
