@@ -18,9 +18,9 @@ def gateway_client(settings: Settings, url: str | None = None, token: str | None
     flinklab's own gateway gets the state dir's token and its cluster is checked first; another gateway gets
     `token` (or none). Raises FlinklabError (one line and a hint) when nothing answers or the token is refused."""
     if token is None:
-        from flinklab.environment.client import SqlClient as EnvironmentClient
+        from flinklab.environment.client import LabSqlClient
 
-        return EnvironmentClient(settings, url)
+        return LabSqlClient(settings, url)
     from flinklab.cluster.base import resolve_rest_url
 
     return SqlClient(settings, url, cluster_url=resolve_rest_url(settings) if url is None else None, token=token)

@@ -123,10 +123,10 @@ def grading_cluster(settings: Settings, lab: Lab, rest_url: str | None, say: Cal
         url = resolve_rest_url(settings)
         if cluster_rest(url, settings.state_dir, 3).is_up():
             if gateway.gateway_state(settings).healthy:
-                from flinklab.environment.client import SqlClient
+                from flinklab.environment.client import LabSqlClient
 
                 say(f"using the running cluster at {url}")
-                yield settings, lambda: SqlClient(settings)
+                yield settings, lambda: LabSqlClient(settings)
                 return
             rest_url = url
         else:
