@@ -11,11 +11,15 @@ lab=${1:-windows}
 scripts/install.sh
 export PATH="$PWD/.venv/bin:$PATH"
 flink-up
-flinklab run "$lab" --solution
+# The reference solution goes into a workspace of the demo's own: the learner's (~/flink/LAB) stays empty for
+# their own SQL (the README's first lab starts there with ddl.sql).
+demo_ws="$PWD/.demo-workspace"
+FLINKLAB_WORKSPACE="$demo_ws" flinklab run "$lab" --solution
 status=0
-flinklab check "$lab" || status=$?
+FLINKLAB_WORKSPACE="$demo_ws" flinklab check "$lab" || status=$?
 cat <<MSG
 
+The demo's solved workspace is $demo_ws/$lab (yours is still empty).
 The Flink cluster and its SQL gateway are still running, for your first lab (README.md "Your first lab"):
   source .venv/bin/activate && flinklab labs
 Stop them with:

@@ -52,8 +52,9 @@ def recorded_service(rest_url: str | None, settings: Settings, idle_timeout: flo
 
 
 #: Seconds without a statement, after the warm-ups, before a recording gateway dumps its classes: the dump pauses
-#: the JVM for a few seconds, so it waits for a moment the learner is reading or writing, not running
-ARCHIVE_QUIET = 10.0
+#: the JVM for about 5 s on 2 cores (statements wait, the HTTP side answers), so it waits for a moment the learner
+#: is reading or writing, not running (10 s fell on a README reader's first statement)
+ARCHIVE_QUIET = 30.0
 #: The longest the dump waits for the cluster's warm-up after the planner's (a remote cluster gets none)
 CLUSTER_WARM_UP_WAIT = 120.0
 

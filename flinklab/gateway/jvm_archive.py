@@ -30,6 +30,7 @@ import contextlib
 import logging
 import os
 import subprocess
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -113,7 +114,8 @@ def _killed_dumps(path: Path) -> int:
         killed = 0
     found = 0
     for partial in path.parent.glob(f"{path.name}.*"):
-        pid = partial.name.rsplit(".", 1)[-1]
+        # NAME.PID, and NAME.PID.temp that the JVM itself writes before it renames it to NAME.PID
+        pid = partial.name[len(path.name) + 1:].split(".")[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             with contextlib.suppress(OSError):
                 partial.unlink()
@@ -187,6 +189,8 @@ def dump(jvm: Any, archive: GatewayArchive) -> bool:
     if not archive.record or archive.path is None or archive.path.is_file():  # another gateway dumped it since
         return False
     tmp = archive.path.with_name(f"{archive.path.name}.{os.getpid()}")
+    started = time.monotonic()
+    log.info("writing the gateway's class-data archive (the JVM pauses for a few seconds)")
     try:
         said = jvm.new("FlinklabCds").dynamicDump(str(tmp))  # jcmd PID VM.cds dynamic_dump, from inside
         if not tmp.is_file():
@@ -197,7 +201,8 @@ def dump(jvm: Any, archive: GatewayArchive) -> bool:
         log.info("the gateway's class-data archive was not written: %s", first_line(str(exc)) or type(exc).__name__)
         return False
     finally:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-    log.info("wrote the gateway's class-data archive %s", archive.path)
+        for leftover in (tmp, tmp.with_name(f"{tmp.name}.temp")):  # the JVM's own partial file, if it stopped
+            with contextlib.suppress(OSError):
+                leftover.unlink()
+    log.info("wrote the gateway's class-data archive %s in %.1f s", archive.path, time.monotonic() - started)
     return True

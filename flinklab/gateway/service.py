@@ -174,9 +174,9 @@ class GatewayService:
         def work() -> ResultSource:
             with self.traffic.busy(), session.lock:
                 saved = {k: session.conf.get(k) for k in overrides}
-                for key, value in overrides.items():
-                    session.set(key, value)
                 try:
+                    for key, value in overrides.items():  # inside: a rejected one leaves none of them behind
+                        session.set(key, value)
                     return session.execute(statement, configure_only=configure_only,
                                            operation_handle=handle_of[0].handle if handle_of else "")
                 finally:

@@ -296,12 +296,13 @@ def _short(statement: str, width: int = 80) -> str:
 
 
 def _gather(lab: Lab, roots: dict[str, Path], workspace: Path) -> None:
-    """Copy each step's outputs (its STEP.out and the files it writes) into the one workspace the grader reads."""
+    """Copy each step's outputs (its STEP.out and the files it writes) into the one workspace the grader reads,
+    with the SQL that wrote them (as it ran, retargeted): the grader holds an output against its SQL file."""
     for step in lab.steps:
         root = roots.get(step.id)
         if root is None:
             continue
-        for name in (step.out_file, *step.writes):
+        for name in (step.out_file, *step.writes, step.sql_file, lab.init_file):
             source = root / lab.name / name
             if source.is_file() and not source.is_symlink():
                 shutil.copyfile(source, workspace / name)
