@@ -10,6 +10,9 @@ real client's dumb terminal glues echoes unpredictably); an INSERT's job is wait
 and a failed job is reported as an `[ERROR]`; a failing `-i` statement prints the `[ERROR]` block. As in the
 real client, a query in `-f` mode without the TABLEAU result mode is rejected after the gateway accepted it (its
 job is cancelled when the operation is closed), so the planner's own errors come first.
+
+Why one module of ~420 lines: it is Flink's `CliClient` statement loop (split, echo, submit, print, the exit
+status) and the one session object it drives; the printing itself is printer.py, the wire protocol.py.
 """
 
 from __future__ import annotations
