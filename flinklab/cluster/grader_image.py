@@ -26,7 +26,7 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import IO
 
-from flinklab.errors import ClusterError, UsageError
+from flinklab.errors import UsageError
 from flinklab.version import FLINK_VERSION
 
 GRADER_REPOSITORY = "flinklab/grader"
@@ -196,7 +196,7 @@ def build_grader_image(labs: Sequence[str] | None = None, tag: str | None = None
                        env: Mapping[str, str] | None = None, progress: Progress | None = None,
                        force: bool = False) -> GraderBuildResult:
     """Build (or find, by its content tag) the grader image with `labs` (default: every discovered lab)."""
-    from flinklab.cluster.image import _client, _image_exists, build_offline_image
+    from flinklab.cluster.image import _client, _image_exists, build_failed, build_offline_image
 
     say = progress or (lambda _message: None)
     started = time.monotonic()
@@ -221,9 +221,7 @@ def build_grader_image(labs: Sequence[str] | None = None, tag: str | None = None
                             forcerm=True, buildargs={"STANDIN_IMAGE": standin.tag},
                             labels={"io.flinklab.grader": "true", "io.flinklab.labs": ",".join(names)})
     except BuildError as exc:
-        lines = [str(item.get("stream", item.get("error", ""))).strip() for item in exc.build_log]
-        tail = " | ".join(line for line in lines if line)[-600:]
-        raise ClusterError(f"Building the grader image failed: {exc.msg}. {tail}") from None
+        raise build_failed("the grader image", exc) from None
     finally:
         context.close()
     timings["build"] = time.monotonic() - t0

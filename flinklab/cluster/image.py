@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from flinklab.cluster.progress import ProgressFn, Step, quiet
 from flinklab.errors import ClusterError, UsageError
@@ -268,10 +269,15 @@ def build_offline_image(
             labels={"io.flinklab.stand-in": "true", "io.flinklab.flink-version": FLINK_VERSION},
         )
     except BuildError as exc:
-        lines = [str(item.get("stream", item.get("error", ""))).strip() for item in exc.build_log]
-        tail = " | ".join(line for line in lines if line)[-400:]
-        raise ClusterError(f"Building the stand-in image failed: {exc.msg}. {tail}") from None
+        raise build_failed("the stand-in image", exc) from None
     finally:
         context.close()
     timings["build"] = time.monotonic() - t0
     return ImageBuildResult(tag, base, built=True, seconds=time.monotonic() - started, timings=timings)
+
+
+def build_failed(what: str, exc: Any, keep: int = 600) -> ClusterError:
+    """A failed image build (docker.errors.BuildError) as one error: `what` failed, Docker's message, the log's end."""
+    lines = [str(item.get("stream", item.get("error", ""))).strip() for item in exc.build_log]
+    tail = " | ".join(line for line in lines if line)[-keep:]
+    return ClusterError(f"Building {what} failed: {exc.msg}. {tail}")
