@@ -77,5 +77,5 @@ def test_no_gateway_is_one_operational_error_naming_the_url(tmp_path: Path) -> N
         open_connection(settings, url)
     assert str(caught.value) == f"No SQL gateway answers at {url}. Start the cluster and its gateway with `flink-up`."
     with pytest.raises(dbapi.OperationalError) as caught:
-        open_connection(settings)  # the default gateway, found as sql-client.sh finds it
-    assert str(caught.value).startswith(f"No SQL gateway answers at {settings.gateway_url}.")
+        open_connection(settings)  # the default gateway, found as sql-client.sh finds it: its cluster asked first
+    assert str(caught.value).startswith(f"No Flink cluster answers at http://127.0.0.1:{settings.rest_port}. Start one")

@@ -104,6 +104,7 @@ def test_magics_answer_a_missing_gateway_with_one_line(tmp_path: Path, capsys: p
     err = capsys.readouterr().err.splitlines()
     assert err[0] == f"No SQL gateway answers at {url}. Start the cluster and its gateway with `flink-up`."
     assert err[1].startswith(f"Cannot read the token file {tmp_path / 'missing'}")
-    assert err[2].startswith(f"No SQL gateway answers at {settings.gateway_url}.")
+    # the default is found as sql-client.sh finds it: the recorded cluster is asked first, as its client does
+    assert err[2].startswith(f"No Flink cluster answers at http://127.0.0.1:{settings.rest_port}. Start one")
     assert err[3].startswith("%%flink: argument --display: invalid choice: 'nope'")
     assert len(err) == 4
