@@ -143,6 +143,8 @@ _KIND_NAMES = {"batch": "batch result (no op column)", "insert-only": "insert-on
 def _changelog(view: StepView, check: Changelog) -> CheckResult:
     table, step, points = view.table, view.step, check.points
     name = f"{step}: {_KIND_NAMES[check.kind]}"
+    if check.guard is not None and (stop := check.guard(view)) is not None:
+        return _verdict(name, points, step, stop)
     if check.kind == "batch":
         if not table.streaming:
             return passed(name, points, step=step)

@@ -91,6 +91,10 @@ class Changelog:
     why: str = ""
     batch_hint: str = ""
     diagnose: Callable[[StepView], str | None] | None = None
+    #: checked before the changelog (as Rows' guard): a mistake in the step's SQL whose changelog depends on how
+    #: Flink interleaves its sources (a regular outer join retracts only rows it emitted too early), so that one
+    #: run's +I-only output does not pass it
+    guard: Callable[[StepView], Verdict | None] | None = None
 
 
 @dataclass(frozen=True)
