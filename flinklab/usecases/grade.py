@@ -122,7 +122,7 @@ def grading_cluster(settings: Settings, lab: Lab, rest_url: str | None, say: Cal
     if rest_url is None:
         url = resolve_rest_url(settings)
         if cluster_rest(url, settings.state_dir, 3).is_up():
-            if gateway.gateway_state(settings).healthy:
+            if gateway.GatewayProcess(settings).status().healthy:
                 from flinklab.environment.client import LabSqlClient
 
                 say(f"using the running cluster at {url}")
