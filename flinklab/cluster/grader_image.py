@@ -133,7 +133,7 @@ def _names(dists: Mapping[str, metadata.Distribution]) -> set[str]:
 
 
 def _dist_name(entry: str) -> str:
-    """`flinklab_dedup-0.1.0.dist-info` -> `flinklab_dedup`; an editable finder's .pth -> its name."""
+    """`flinklab_mylab-0.1.0.dist-info` -> `flinklab_mylab`; an editable finder's .pth -> its name."""
     stem = entry.removeprefix("__editable__.").rsplit(".", 1)[0]
     return _normal(stem.split("-", 1)[0])
 
