@@ -19,6 +19,7 @@ from helpers.env import free_port, make_settings
 from flinklab.cluster.launch import LaunchCache
 from flinklab.cluster.local import LocalBackend, find_ours
 from flinklab.flink.procs import find_processes, process_args
+from flinklab.flink.waiting import Wait
 
 #: What bash itself changes in the environment of what it execs (not the scripts' doing, read by no JVM).
 _SHELL_OWN = {"SHLVL", "_", "OLDPWD"}
@@ -117,7 +118,9 @@ def test_a_first_start_is_composed_and_dumps_its_archives_at_the_lowest_priority
     try:
         result = backend.up()
         assert result.status.slots_total == 4 and result.status.problems == []
-        dumping = _dumps(local / "conf")  # begun once ready, and the archives' dumps take seconds
+        # each dumper waits until its JVM's class list stops growing (LIST_QUIET s without a new class), then dumps
+        # at the lowest priority: seconds of work, seen here while it runs
+        dumping = Wait("the archives' dumps to begin", 120, 0.05).poll(lambda: _dumps(local / "conf") or None)
         for component in ("jobmanager", "taskmanager-1", "taskmanager-2"):
             launch_log = (local / "log" / component / "launch.log").read_text()
             assert "computes (its memory flags from BashJavaUtils)" in launch_log, launch_log[-500:]
