@@ -297,6 +297,9 @@ def _joins_workspace(workspace: Path, data_dir: Path, scale: int, faithful: bool
     save("latest.out", ["currency", "orders", "total_krw"], rows, ops)
     for plan in CAPTURED.glob("*-plan.json"):
         shutil.copy(plan, workspace / plan.name)
+    lab = get_lab("joins")
+    for name in lab.solution_files:  # the SQL beside its outputs, as a learner's workspace has it (check holds each
+        shutil.copy(lab.solution_dir / name, workspace / name)  # output against its SQL; these echo none)
     (workspace / "report.json").write_text(json.dumps(ref.report(data)), encoding="utf-8")
     return len(rows)
 
