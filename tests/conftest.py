@@ -28,17 +28,23 @@ from flinklab.settings import Settings
 @pytest.fixture(scope="session", autouse=True)
 def _session_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """The session's cache dir, for make_settings and (FLINKLAB_CACHE_DIR) for every console script and gateway
-    a test starts with this process's environment: never the user's ~/.cache."""
-    env.SESSION_CACHE = tmp_path_factory.getbasetemp() / "flinklab-cache"
-    saved = os.environ.get("FLINKLAB_CACHE_DIR")
-    os.environ["FLINKLAB_CACHE_DIR"] = str(env.SESSION_CACHE)
+    a test starts with this process's environment: never the user's ~/.cache. HOME is a temporary dir too, so that
+    nothing a test starts (the shell's ~/.flink-sql-history, a notebook kernel's ~/.ipython, Jupyter, dbt's
+    profiles) writes into the real user's home."""
+    base = tmp_path_factory.getbasetemp()
+    env.SESSION_CACHE = base / "flinklab-cache"
+    home = base / "home"
+    home.mkdir(exist_ok=True)
+    saved = {key: os.environ.get(key) for key in ("FLINKLAB_CACHE_DIR", "HOME")}
+    os.environ.update(FLINKLAB_CACHE_DIR=str(env.SESSION_CACHE), HOME=str(home))
     try:
         yield
     finally:
-        if saved is None:
-            os.environ.pop("FLINKLAB_CACHE_DIR", None)
-        else:
-            os.environ["FLINKLAB_CACHE_DIR"] = saved
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 @pytest.fixture
