@@ -155,12 +155,13 @@ class Jvms:
 
     def remember_launches(self, started: bool) -> None:
         """After a start or repair: record the commands of the JVMs that `started` (the scripts' or composed);
-        forget replayed ones that did not, and compose no more for the inputs of composed ones that did not (the
+        forget replayed ones that did not, and compose no more for the inputs of composed ones that died (the
         next start goes through the scripts)."""
         for component, (key, env, how) in self.launching.items():
             if not started and how == "replayed":
                 self.launches.forget(component)
-            elif not started and how == "composed":
+            elif not started and how == "composed" and self.procs[component].poll() is not None:
+                # only a composed JVM that died: an interrupted start (Ctrl-C, a closed pipe) says nothing of it
                 self.launches.composed_failed(component, key)
             elif started and how != "replayed" and self.procs[component].poll() is None:
                 self.launches.record(component, key, self.procs[component].pid, env)
