@@ -168,6 +168,13 @@ class GatewayProcess:
                                     f"Its log: {log_file(settings)}", log_tail=tail_lines(log_file(settings), 15))
         self._proc = None
 
+    def settling(self) -> bool:
+        """The running gateway records its classes and has not dumped them into its archive yet
+        (flinklab.gateway.jvm_archive): `flinklab prepare` waits for that before it stops it."""
+        from flinklab.gateway.jvm_archive import gateway_archive
+
+        return self.status().healthy and gateway_archive(self.settings).record
+
     def down(self) -> bool:
         """Stop this state dir's gateway (SIGTERM, then SIGKILL to its session, whose JVM goes with it), and any
         stray of it without a pid file; True when one was running. Only processes whose command line is this state
@@ -250,11 +257,13 @@ class GatewayProcess:
             client.close()
 
     def wait_warm(self, timeout: float) -> str:
-        """Until the gateway has ended its warm-ups (the cluster's tiny jobs, then the planner's plans), at most
-        `timeout` seconds: the first statement after flink-up then meets a warm TaskManager and planner, and
-        competes with no warm-up. Returns the cluster warm-up's last state ("done", "failed", "running" when the
-        timeout came first, "unavailable" when the gateway cannot be asked); never raises for a warm-up (a nicety:
-        a cold cluster is slower, not broken)."""
+        """Until the gateway has ended the cluster's warm-up (its tiny jobs, which also plan a streaming and a batch
+        query), at most `timeout` seconds: the first statement after flink-up then meets a warm TaskManager and
+        planner. The rest of the planner's warm-up (the window, Top-N and join plans) goes on in the background,
+        giving way to every statement that comes (warmup.Traffic): it ends about a second later, long before a
+        learner's first window query. Returns the cluster warm-up's last state ("done", "failed", "running" when
+        the timeout came first, "unavailable" when the gateway cannot be asked); never raises for a warm-up (a
+        nicety: a cold cluster is slower, not broken)."""
         from flinklab.sqlclient.protocol import GatewayError
 
         client = self._client()
@@ -262,10 +271,8 @@ class GatewayProcess:
 
         def ended() -> str | None:
             nonlocal state
-            answer = client.warm_up(start=False)
-            state = str(answer.get("state", "unavailable"))
-            planner = str((answer.get("planner") or {}).get("state", ""))
-            return None if "running" in (state, planner) else state
+            state = str(client.warm_up(start=False).get("state", "unavailable"))
+            return None if state == "running" else state
 
         try:
             return Wait("the warm-ups to end", timeout).poll(ended) or state
