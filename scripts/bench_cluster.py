@@ -142,6 +142,17 @@ def flink_up(settings: Settings) -> float:
     return seconds
 
 
+def prepare(settings: Settings) -> float:
+    """Seconds `flinklab prepare` takes (what scripts/install.sh runs once: the archives and recorded commands)."""
+    started = time.monotonic()
+    done = subprocess.run([script("flinklab"), "prepare"], env=env_of(settings), capture_output=True, text=True,
+                          check=False)
+    seconds = time.monotonic() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"flinklab prepare failed: {done.stdout[-800:]} {done.stderr[-800:]}")
+    return seconds
+
+
 def wait_for_dumps(settings: Settings, timeout: float = 600.0) -> float:
     """Seconds until the archives the first start began are made (none: 0): the cluster's (its dumpers wait until
     its class lists stop growing), and the gateway's (it dumps once warm and quiet), as they are while a learner
@@ -185,11 +196,13 @@ def flink_up_vs_distribution(row: Row, figures: dict, rounds: int = 3) -> None:
     archives; the scripts run once more and are recorded), then a cold start (cluster stopped, archives and
     recorded commands there: what every later `flink-up` is; flinklab.cluster.local_cds, .launch). All without the SQL
     gateway (`flink-up` to its exit: the backend's start and the CLI around it), then the first and a cold start
-    with it (`flink-up` waits for both; the gateway's JVM starts beside the cluster's). Medians of `rounds`."""
+    with it (`flink-up` waits for both; the gateway's JVM starts beside the cluster's), and the first start after
+    install.sh's `flinklab prepare` (which made the archives and recorded the commands: a fresh install's first
+    flink-up). Medians of `rounds`."""
     root = Path(tempfile.mkdtemp(prefix="flinklab-bench-cluster-"))
     runs: dict[str, list[float]] = {key: [] for key in (
         "dist", "dist_stop", "first", "second", "cold", "first_gw", "cold_gw", "dumps", "down", "down_first",
-        "down_gw", "down_first_gw")}
+        "down_gw", "down_first_gw", "prepare", "installed_gw")}
     left: list[int] = []
     started: list[Settings] = []
     try:
@@ -215,6 +228,11 @@ def flink_up_vs_distribution(row: Row, figures: dict, rounds: int = 3) -> None:
             flink_down(with_gw)
             runs["cold_gw"].append(flink_up(with_gw))
             runs["down_gw"].append(flink_down(with_gw, left))
+            installed = bench_settings(root / f"installed{i}", gateway=True)  # a fresh install: install.sh's step
+            started.append(installed)
+            runs["prepare"].append(prepare(installed))
+            runs["installed_gw"].append(flink_up(installed))
+            flink_down(installed, left)
     finally:
         for settings in started:
             flink_down(settings)
@@ -227,6 +245,8 @@ def flink_up_vs_distribution(row: Row, figures: dict, rounds: int = 3) -> None:
         flink_up_cold_s=med["cold"], flink_up_cold_runs_s=runs["cold"],
         flink_up_first_gateway_s=med["first_gw"], flink_up_first_gateway_runs_s=runs["first_gw"],
         flink_up_cold_gateway_s=med["cold_gw"], flink_up_cold_gateway_runs_s=runs["cold_gw"],
+        prepare_s=med["prepare"], flink_up_installed_gateway_s=med["installed_gw"],
+        flink_up_installed_gateway_runs_s=runs["installed_gw"],
         flink_down_s=med["down"], flink_down_first_s=med["down_first"],
     )
     row(f"floor: jobmanager.sh + taskmanager.sh start, to ready (s, median of {rounds})",
@@ -235,7 +255,10 @@ def flink_up_vs_distribution(row: Row, figures: dict, rounds: int = 3) -> None:
             ("flink-up first start in a new state dir, no gateway (s)", "first", 1.0),
             ("flink-up second start, no gateway (s)", "second", None),
             ("flink-up cold start, no gateway (s)", "cold", 0.8),
-            ("flink-up first start in a new state dir, with the SQL gateway (s)", "first_gw", 1.1),
+            ("flink-up first start in a new state dir, no `flinklab prepare`, with the SQL gateway (s)", "first_gw",
+             None),
+            ("flink-up first start after install.sh (its `flinklab prepare`), with the SQL gateway (s)",
+             "installed_gw", 1.1),
             ("flink-up cold start, with the SQL gateway (s)", "cold_gw", 0.8)):
         ratio = f"{med[key] / floor:.2f}x the floor" + (f"; target <= {target}x" if target else "")
         row(label, f"{med[key]:.1f}  ({ratio}; runs {_runs(runs[key])})")
@@ -252,6 +275,8 @@ def flink_up_vs_distribution(row: Row, figures: dict, rounds: int = 3) -> None:
                    f"{_runs(runs[key])})")
     row("processes of ours left after any flink-down (target 0)", str(max(left, default=0)))
     row("class-data-sharing archives dumped after the first start (s, background)", f"{med['dumps']:.1f}")
+    row("install.sh's `flinklab prepare`, once per machine (s)", f"{med['prepare']:.1f}  (runs "
+        f"{_runs(runs['prepare'])})")
 
 
 def _runs(values: list[float]) -> str:

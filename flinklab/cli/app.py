@@ -27,7 +27,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 #: the order `flinklab --help` lists them. Tests keep the table complete.
 COMMAND_MODULES = ("cluster", "sql", "labs", "image", "show", "teach")
 COMMANDS = {
-    "up": "cluster", "down": "cluster", "status": "cluster", "logs": "cluster",
+    "up": "cluster", "down": "cluster", "status": "cluster", "logs": "cluster", "prepare": "cluster",
     "sql": "sql",
     "run": "labs", "check": "labs", "labs": "labs", "new-lab": "labs", "fixtures": "labs",
     "image": "image",

@@ -233,6 +233,27 @@ def status(as_json: bool = typer.Option(False, "--json", help="Machine-readable 
         raise typer.Exit(int(ExitStatus.FAILURE))
 
 
+def prepare() -> None:
+    """Make this machine's class-data archives, once (scripts/install.sh runs it): start the local cluster and its
+    SQL gateway as flink-up does, wait while their JVMs' classes are archived, stop. The first flink-up then starts
+    as fast as later ones."""
+    from flinklab.usecases.cluster import prepare as prepare_archives
+    from flinklab.usecases.provision import lab_data_files
+
+    settings = settings_from()
+    with console.status("preparing the local cluster's first start…") as spinner:
+        result = prepare_archives(settings, progress=UpView(spinner, verbose=False), data_files=lab_data_files())
+    if not result.done:
+        console.print("a cluster runs on this state dir already (its start made the archives): nothing to do",
+                      soft_wrap=True)
+    elif not result.complete:
+        console.print(f"[yellow]stopped before every archive was made[/] ({result.seconds:.0f}s): the next "
+                      "flink-up makes the rest", soft_wrap=True)
+    else:
+        console.print(f"prepared in {result.seconds:.0f}s: the next flink-up starts from the archives",
+                      soft_wrap=True)
+
+
 def render_status(st: ClusterStatus) -> None:
     state = "[green]running[/]" if st.running else "[red]not running[/]"
     if st.backend == "none":
@@ -288,6 +309,7 @@ command("up")(up)
 command("down")(down)
 command("status")(status)
 command("logs")(logs)
+command("prepare")(prepare)
 
 up_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, help="Start a Flink cluster.")
 down_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, help="Stop the Flink cluster.")

@@ -295,3 +295,7 @@ class ClusterBackend(Lifecycle, Protocol):
 
     def follow_logs(self, component: str | None, follow: bool) -> Iterator[str]:
         """Lines of the JM/TM logs (all components when None); ClusterError saying where they are if not here."""
+
+    def settling(self) -> bool:
+        """True while work its start began in the background goes on (the local backend's class-data archive
+        dumps, flinklab.cluster.local_cds): `flinklab prepare` waits for it before it stops the cluster."""

@@ -373,6 +373,10 @@ class DockerBackend:
         by_component = {component_of(c): c for c in containers}
         return list(select_components(by_component, component).values())
 
+    def settling(self) -> bool:
+        """Nothing goes on in the background after a start (the containers' JVMs make no archive)."""
+        return False
+
     def follow_logs(self, component: str | None, follow: bool) -> Iterator[str]:
         """The last 200 lines of each selected container's log, then (with `follow`) new lines."""
         with engine_errors("reading the logs"):

@@ -38,6 +38,7 @@ from flinklab.cluster.base import (
     tm_name,
     write_record,
 )
+from flinklab.cluster.local_cds import dumps_underway
 from flinklab.cluster.local_config import flink_home, write_config
 from flinklab.cluster.local_jvms import Jvms, find_ours, is_ours, stop_ours
 from flinklab.cluster.local_logs import follow_log_files, latest_log
@@ -364,6 +365,10 @@ class LocalBackend:
             if log is not None:
                 files[component] = log
         return files
+
+    def settling(self) -> bool:
+        """An archive dumper this cluster's start began is still at work (flinklab.cluster.local_cds)."""
+        return dumps_underway(self.local_dir / "cds")
 
     def follow_logs(self, component: str | None, follow: bool) -> Iterator[str]:
         """The last 200 lines of each selected log, then (with `follow`) new lines as they are written."""

@@ -38,7 +38,7 @@ from flinklab.flink.procs import find_processes, process_args
 from flinklab.flink.waiting import Wait
 from flinklab.settings import QUICK_JIT
 
-__all__ = ["archive_path", "cds_options", "class_list", "start_dump", "stop_dumps"]
+__all__ = ["archive_path", "cds_options", "class_list", "dumps_underway", "start_dump", "stop_dumps"]
 
 
 def class_list(archive: Path) -> Path:
@@ -118,6 +118,11 @@ def stop_dumps(cds_dir: Path) -> int:
             with contextlib.suppress(OSError):
                 leftover.unlink()
     return ended
+
+
+def dumps_underway(cds_dir: Path) -> bool:
+    """A dumper of `cds_dir` is waiting or dumping (its snapshot, the mark it keeps fresh, is there and recent)."""
+    return any(_dumping(snapshot) for snapshot in cds_dir.glob("*.classlist.dump"))
 
 
 def _pgid(pid: int) -> int | None:

@@ -209,6 +209,10 @@ class RemoteBackend:
         return st
 
     # ---------------------------------------------------------------- logs
+    def settling(self) -> bool:
+        """Nothing of ours goes on after an attachment."""
+        return False
+
     def follow_logs(self, component: str | None, follow: bool) -> Iterator[str]:
         """A remote cluster's logs are not on this machine: ClusterError saying where they are."""
         record = read_record(self.settings)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 import threading
@@ -55,6 +56,17 @@ def recorded_service(rest_url: str | None, settings: Settings, idle_timeout: flo
 #: the JVM for about 5 s on 2 cores (statements wait, the HTTP side answers), so it waits for a moment the learner
 #: is reading or writing, not running (10 s fell on a README reader's first statement)
 ARCHIVE_QUIET = 30.0
+#: The variable that sets those seconds (`flinklab prepare` sets 0: nobody is there to pause)
+ARCHIVE_QUIET_ENV = "FLINKLAB_ARCHIVE_QUIET"
+
+
+def archive_quiet(env: dict[str, str] | os._Environ[str] = os.environ) -> float:
+    """ARCHIVE_QUIET, or the seconds ARCHIVE_QUIET_ENV gives (a number from 0 to 3600; anything else: the default)."""
+    try:
+        value = float(env.get(ARCHIVE_QUIET_ENV, ARCHIVE_QUIET))
+    except ValueError:
+        return ARCHIVE_QUIET
+    return value if 0 <= value <= 3600 else ARCHIVE_QUIET
 #: The longest the dump waits for the cluster's warm-up after the planner's (a remote cluster gets none)
 CLUSTER_WARM_UP_WAIT = 120.0
 
@@ -105,8 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     log.info("serving Flink's SQL Gateway REST API on http://%s:%s", args.host, args.port)
     service.planner_warm_up.start()  # while the cluster starts; a statement that comes first plans as before
     if archive.record:
-        threading.Thread(target=dump_when_quiet, args=(service, archive), name="flinklab-class-archive",
-                         daemon=True).start()
+        threading.Thread(target=dump_when_quiet, args=(service, archive, archive_quiet()),
+                         name="flinklab-class-archive", daemon=True).start()
     try:
         server.run()
     finally:

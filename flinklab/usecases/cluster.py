@@ -9,8 +9,9 @@
    shape of a backend): its JVM warms up while
 4. `backend.up()` starts, repairs or attaches to the cluster and waits until it is ready;
 5. wait until the gateway answers (its planner is warm by then), and have it warm the cluster up unless a job ran
-   there already (one tiny job: the first task of a TaskManager loads and compiles what every later one finds
-   ready); flink-up returns once the warm-ups ended (at most WARM_UP_WAIT), so the first query is a warm one. A failed
+   there already (two tiny jobs: the first task of a TaskManager loads and compiles what every later one finds
+   ready); flink-up returns once they ended (at most WARM_UP_WAIT), so the first query is a warm one (the rest of
+   the planner's warm-up goes on in the background, giving way to every statement). A failed
    cluster start stops the gateway it started; `bring_down` stops the gateway before the cluster.
 
 What happens is told as typed events (flinklab.cluster.progress and the ones below) to a `ProgressFn`; the face
@@ -27,6 +28,7 @@ import contextlib
 import fcntl
 import os
 import signal
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -253,9 +255,8 @@ WARM_UP_WAIT = 60.0
 def _warm_up(gateway: GatewayProcess, rest_url: str, data_dir: Path | None, timeout: float,
              say: ProgressFn) -> None:
     """Two tiny jobs on the cluster at `rest_url` if it ran none yet (over a CSV file in `data_dir`, which its
-    TaskManagers read, if given): flink-up returns once they and the planner's warm-up ended (the learner's first
-    query then costs about what a later one does), or after `timeout` at most; Ctrl-C (or the timeout) ends only
-    the wait: the cluster is up."""
+    TaskManagers read, if given): flink-up returns once they ended (the learner's first query then costs about what
+    a later one does), or after `timeout` at most; Ctrl-C (or the timeout) ends only the wait: the cluster is up."""
     if gateway.warm_cluster(rest_url, data_dir) != "running":
         return
     say(WarmingUp())
@@ -265,6 +266,73 @@ def _warm_up(gateway: GatewayProcess, rest_url: str, data_dir: Path | None, time
         state = "interrupted"
     if state in ("running", "interrupted", "failed"):
         say(WarmUpGoesOn(failed=state == "failed"))
+
+
+@dataclass(frozen=True)
+class Archiving(Progress):
+    def __str__(self) -> str:
+        return "making the class-data archives (the classes every later start maps instead of loading)"
+
+
+@dataclass(frozen=True)
+class Recording(Progress):
+    def __str__(self) -> str:
+        return "starting the cluster once more, to record the command lines that map them"
+
+
+@dataclass
+class Prepared:
+    """What `prepare` did: `done` False when a cluster already ran on the state dir (nothing started or stopped);
+    `complete` False when the archives were not made within PREPARE_WAIT (the next starts make them)."""
+
+    done: bool
+    seconds: float
+    complete: bool = True
+
+
+#: The longest `prepare` waits for the archives (each dump takes ~10 s on 2 cores, at the lowest CPU priority)
+PREPARE_WAIT = 300.0
+
+
+def prepare(settings: Settings, progress: ProgressFn | None = None, *, data_files: Sequence[Path]) -> Prepared:
+    """What `scripts/install.sh` runs once (`flinklab prepare`), so that the first real `flink-up` starts as fast as
+    every later one instead of paying for what a first start does: start the local cluster and its SQL gateway as
+    flink-up does (their JVMs list the classes they load, the warm-ups run), wait until every class-data archive is
+    made (the cluster's JVMs', flinklab.cluster.local_cds; the gateway's at once, flinklab.gateway.jvm_archive, not
+    ARCHIVE_QUIET seconds after its warm-ups), stop, then start and stop the cluster once more without the gateway,
+    which records the JVM command lines that map the archives (flinklab.cluster.launch). It uses the settings'
+    own state dir, cache dir and ports: those the learner's flink-up uses. A cluster already running there is left
+    alone (its start made them). Errors are the ones flink-up raises; whatever it started is stopped."""
+    from flinklab.environment.serve_gateway import ARCHIVE_QUIET_ENV
+
+    say = progress or quiet
+    settings = settings.with_overrides(backend="local")
+    started = time.monotonic()
+    backend, _ = backend_for(settings)
+    if backend.status().running:
+        return Prepared(done=False, seconds=0.0)
+    saved = os.environ.get(ARCHIVE_QUIET_ENV)
+    os.environ[ARCHIVE_QUIET_ENV] = "0"  # the gateway flink-up starts dumps as soon as its warm-ups end
+    try:
+        bring_up(settings, say, data_files=data_files)
+    finally:
+        if saved is None:
+            os.environ.pop(ARCHIVE_QUIET_ENV, None)
+        else:
+            os.environ[ARCHIVE_QUIET_ENV] = saved
+    try:
+        gateway = GatewayProcess(settings)
+        made = Wait("the class-data archives", PREPARE_WAIT, 0.5).poll(
+            lambda: not backend.settling() and not gateway.settling(), waiting=lambda: say(Archiving()))
+    finally:
+        bring_down(settings, say)
+    if made:
+        say(Recording())
+        try:
+            bring_up(settings, say, data_files=data_files, with_gateway=False)
+        finally:
+            bring_down(settings, say)
+    return Prepared(done=True, complete=bool(made), seconds=time.monotonic() - started)
 
 
 @dataclass
