@@ -136,12 +136,14 @@ def _matches(echoed: Sequence[str], statements: Sequence[str], output: str) -> b
     return len(echoed) == len(statements) or "[ERROR]" in output
 
 
-def stale_steps(workspace: Path, lab: str, steps: Sequence[StepFiles], *,
-                init_file: str = "ddl.sql") -> dict[str, Stale]:
+def stale_steps(workspace: Path, lab: str, steps: Sequence[StepFiles], *, init_file: str = "ddl.sql",
+                guide: bool = False) -> dict[str, Stale]:
     """Per step id, why its output is stale or not written yet (only those steps). `steps` are all of the lab's,
-    in its order: the guide's step numbers."""
+    in its order; with `guide` (the lab has one, a `## Step N:` section per step in that order) the hint of a step
+    not written yet names its number there."""
     found = {}
     for number, step in enumerate(steps, start=1):
-        if (why := stale_step(workspace, lab, step, init_file=init_file, number=number)) is not None:
+        why = stale_step(workspace, lab, step, init_file=init_file, number=number if guide else None)
+        if why is not None:
             found[step.id] = why
     return found

@@ -68,7 +68,7 @@ def grade_lab(settings: Settings, lab: Lab) -> GradeReport:
         if collecting:
             gc.enable()
     stale = stale_steps(ctx.workspace, lab.name, [StepFiles(s.id, s.sql_file, s.out_file) for s in lab.steps],
-                        init_file=lab.init_file)
+                        init_file=lab.init_file, guide=bool(lab.guide_file))
     return GradeReport(lab=lab.name, results=_stale_failed(results, stale), workspace=str(ctx.workspace))
 
 

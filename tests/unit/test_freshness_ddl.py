@@ -264,3 +264,15 @@ def test_a_hint_shared_by_different_messages_of_a_step_is_said_once(empty_settin
     text = console.file.getvalue()
     assert text.count("hint: the hint") == 3 and text.count("hint: as above") == 1
     assert text.count("second message") == 3 and "(same as above)" not in text
+
+
+@pytest.mark.parametrize("lab_name", ["dedup", "joins", "windows"])
+def test_the_step_numbers_a_hint_names_are_the_guides(lab_name):
+    """The hint counts a lab's steps in their order; the installed labs' guides have a `##` section per step in
+    that order (`## Step N: id — ...` where they number them, with that N)."""
+    lab = get_lab(lab_name)
+    text = (lab.root / lab.guide_file).read_text(encoding="utf-8")
+    ids = {s.id for s in lab.steps}
+    sections = [m.groups() for m in re.finditer(r"^## (?:Step (\d+): )?(\w+)", text, re.M) if m.group(2) in ids]
+    assert [step for _, step in sections] == [s.id for s in lab.steps]
+    assert all(number in (None, str(i)) for i, (number, _) in enumerate(sections, start=1))
