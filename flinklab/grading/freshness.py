@@ -40,7 +40,8 @@ class StepFiles:
 
 @dataclass(frozen=True)
 class Stale:
-    """Why a step's output cannot be graded as the work of its SQL file: one line, and the command that fixes it."""
+    """Why a step's output cannot be graded as the work of its SQL file and ddl.sql (or why the step has no work yet):
+    one line, and the command that fixes it."""
 
     step: str
     message: str
