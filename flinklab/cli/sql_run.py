@@ -95,7 +95,8 @@ def run_sql(
 
 def sql_status(init: list[Path], file: Path | None, define: list[str], *, url: str | None = None,
                embedded: bool = False, history: str | None = None, session: str | None = None) -> ExitStatus:
-    """One call on stdin and stdout; stdout that cannot be written is a usage error (a full disk, a closed pipe)."""
+    """One call on stdin and stdout; stdout that cannot be written is a usage error (a full disk, a closed pipe).
+    A call with `-i` files whose stdout is a regular file leaves its record beside it (grading.run_record)."""
     try:
         status = run_sql(
             init, file, parse_defines(define), stdin=sys.stdin, out=sys.stdout,
@@ -106,6 +107,10 @@ def sql_status(init: list[Path], file: Path | None, define: list[str], *, url: s
         _drop_stdout()
         raise UsageError(f"Cannot write the output (stdout): {exc.strerror or exc}.",
                          "Free some space where the output goes, then run again.") from None
+    if init:  # `-i ddl.sql ... > STEP.out`: what the output cannot say (which ddl.sql ran), kept for the grader
+        from flinklab.grading.run_record import record_stdout_run
+
+        record_stdout_run(init, file)
     return status
 
 

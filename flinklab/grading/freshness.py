@@ -4,19 +4,25 @@ Our client (`sql-client.sh -f`, and `flinklab run`, which runs each step through
 `-f` file after its `Flink SQL> ` prompt, so the output itself says what ran: its echoed statements must be the
 file's statements (comments and spacing aside), all of them, or the ones up to the `[ERROR]` that stopped the run.
 Real Flink's client glues its echo to what follows (or echoes nothing) in a file: such an output says nothing about
-its SQL, and grades as it is, unless the SQL file is gone or holds no statement, which no output can excuse. The
-`-i` file (ddl.sql) is not echoed, so a changed ddl.sql is not seen here.
+its SQL, and grades as it is, unless the SQL file is gone or holds no statement, which no output can excuse.
+
+The `-i` file (ddl.sql) is not echoed: the record a run of our client leaves beside its output
+(flinklab.grading.run_record) says which ddl.sql it ran, and a step whose output that record still describes is
+stale when ddl.sql holds other SQL now. Without such a record (real Flink's client, an output written another way)
+nothing is said. A step with neither its SQL file nor its output is not written yet: its checks all say so, with
+one hint to write the file first.
 """
 
 from __future__ import annotations
 
-import re
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from flinklab.flink.sql_split import split_statements, strip_comments
 from flinklab.grading.files import FileReadError, MissingFileError, read_text
+from flinklab.grading.run_record import changed_init, sql_tokens
 from flinklab.sqlclient.printer import CONTINUATION_PROMPT, PROMPT
 
 #: A step's SQL file is never large; a bigger one is not the learner's query.
@@ -34,7 +40,8 @@ class StepFiles:
 
 @dataclass(frozen=True)
 class Stale:
-    """Why a step's output cannot be graded as the work of its SQL file: one line, and the command that fixes it."""
+    """Why a step's output cannot be graded as the work of its SQL file and ddl.sql (or why the step has no work yet):
+    one line, and the command that fixes it."""
 
     step: str
     message: str
@@ -67,13 +74,9 @@ def echoed_statements(output: str) -> list[str] | None:
     return statements or None  # no echo at all (PyFlink's print(), a hand-made table): nothing to compare
 
 
-#: a statement's tokens: a quoted part whole (a string, a quoted identifier), a word, or one other character
-_TOKEN = re.compile(r"'(?:[^']|'')*'|`(?:[^`]|``)*`|\"(?:[^\"]|\"\")*\"|\w+|[^\w\s]")
-
-
 def _same(a: str, b: str) -> bool:
     """The same statement, comments and spacing aside (`TUMBLE(TABLE` is `TUMBLE(\n  TABLE`)."""
-    return _TOKEN.findall(strip_comments(a)) == _TOKEN.findall(strip_comments(b))
+    return sql_tokens(a) == sql_tokens(b)
 
 
 def _fix(lab: str, step: StepFiles) -> str:
@@ -81,14 +84,19 @@ def _fix(lab: str, step: StepFiles) -> str:
             f"(or `flinklab run {lab} --only {step.id}`)")
 
 
-def stale_step(workspace: Path, lab: str, step: StepFiles) -> Stale | None:
-    """Why `step`'s output is not the work of its SQL file as it is now; None when it is, when the output is not
-    there (the step's checks say so), or when the output does not say what ran (real Flink's client)."""
+def stale_step(workspace: Path, lab: str, step: StepFiles, *, init_file: str = "ddl.sql",
+               number: int | None = None) -> Stale | None:
+    """Why `step`'s output is not the work of its SQL file (and of `init_file`, the lab's `-i` file) as they are
+    now; None when it is, when the output does not say what ran (real Flink's client), or when the output is not
+    there (the step's checks say so; when its SQL file is not there either, the step is not written yet: the
+    Stale says to write it, naming the guide's step `number`)."""
     out_path = Path(workspace) / step.out_file
     try:
         output = read_text(out_path, label=step.out_file)
+    except MissingFileError:
+        return _not_written(workspace, lab, step, number)
     except FileReadError:
-        return None  # missing or unreadable: the step's own checks say so
+        return None  # unreadable: the step's own checks say so
     try:
         sql = read_text(Path(workspace) / step.sql_file, limit=MAX_SQL_BYTES, label=step.sql_file)
     except MissingFileError:
@@ -102,10 +110,24 @@ def stale_step(workspace: Path, lab: str, step: StepFiles) -> Stale | None:
                      f"{step.out_file} is not its output.",
                      f"Write the step's query in {step.sql_file}, then run it: {_fix(lab, step)}.")
     echoed = echoed_statements(output)
-    if echoed is None or _matches(echoed, statements, output):
+    if echoed is not None and not _matches(echoed, statements, output):
+        return Stale(step.id, f"{step.sql_file} was changed after {step.out_file} was written: run it again.",
+                     f"Run it again: {_fix(lab, step)}.")
+    if changed_init(out_path, Path(workspace) / init_file):
+        return Stale(step.id, f"{init_file} was changed after {step.out_file} was written: run the step again.",
+                     f"Run it again: {_fix(lab, step)}.")
+    return None
+
+
+def _not_written(workspace: Path, lab: str, step: StepFiles, number: int | None) -> Stale | None:
+    """The step with neither its SQL file nor its output (not even a link or a folder by those names): one
+    message and one hint, to write the file first. None when the SQL file is there (the step's checks say to run
+    it)."""
+    if os.path.lexists(Path(workspace) / step.sql_file):
         return None
-    return Stale(step.id, f"{step.sql_file} was changed after {step.out_file} was written: run it again.",
-                 f"Run it again: {_fix(lab, step)}.")
+    which = f" (the guide's step {number})" if number is not None else ""
+    return Stale(step.id, f"{step.out_file} does not exist, nor does {step.sql_file}: the step is not done yet.",
+                 f"Write {step.sql_file}{which}, then run it: {_fix(lab, step)}.")
 
 
 def _matches(echoed: Sequence[str], statements: Sequence[str], output: str) -> bool:
@@ -115,10 +137,14 @@ def _matches(echoed: Sequence[str], statements: Sequence[str], output: str) -> b
     return len(echoed) == len(statements) or "[ERROR]" in output
 
 
-def stale_steps(workspace: Path, lab: str, steps: Sequence[StepFiles]) -> dict[str, Stale]:
-    """Per step id, why its output is stale (only the stale steps)."""
+def stale_steps(workspace: Path, lab: str, steps: Sequence[StepFiles], *, init_file: str = "ddl.sql",
+                guide: bool = False) -> dict[str, Stale]:
+    """Per step id, why its output is stale or not written yet (only those steps). `steps` are all of the lab's,
+    in its order; with `guide` (the lab has one, a `## Step N:` section per step in that order) the hint of a step
+    not written yet names its number there."""
     found = {}
-    for step in steps:
-        if (why := stale_step(workspace, lab, step)) is not None:
+    for number, step in enumerate(steps, start=1):
+        why = stale_step(workspace, lab, step, init_file=init_file, number=number if guide else None)
+        if why is not None:
             found[step.id] = why
     return found

@@ -31,22 +31,45 @@ def failure_text(result: CheckResult) -> str:
     return "\n".join(parts)
 
 
+#: what a failed check shows in the terminal instead of the message or hint the step's failure above it showed
+SAME_AS_ABOVE = "(same as above)"
+HINT_AS_ABOVE = "hint: as above"
+
+
+def _failure_detail(result: CheckResult, above: tuple[str, str] | None) -> Text:
+    """A failed check's message and hint under its name; a part the step's previous failure (`above`: its message
+    and hint) showed already is said once: a step whose output is missing or broken fails every check alike."""
+    message, hint = result.message.strip(), result.hint.strip()
+    detail = Text()
+    if above is not None and (message, hint) == above:
+        detail.append("\n" + SAME_AS_ABOVE, style="dim")
+        return detail
+    if message:
+        detail.append("\n" + message, style="red")
+    if hint and above is not None and hint == above[1]:
+        detail.append("\n" + HINT_AS_ABOVE, style="dim")
+    elif hint:
+        detail.append("\nhint: " + hint, style="yellow")
+    return detail
+
+
 def render_report(report: GradeReport, console: Console) -> None:
-    """A table of checks (a failure's message and hint under it), then `Points X/Y`."""
+    """A table of checks (a failure's message and hint under it, each said once per step in a row), then
+    `Points X/Y`. The JSON, JUnit and HTML reports keep every failure's whole message and hint."""
     table = Table(title=f"flinklab check {report.lab}", title_justify="left", show_lines=False, expand=False)
     table.add_column("check", overflow="fold")
     table.add_column("step", style="dim")
     table.add_column("points", justify="right")
     table.add_column("result", justify="center")
-    for result in report.results:
+    above: tuple[str, str] | None = None  # the row above's (message, hint), when it is a failure of the same step
+    for i, result in enumerate(report.results):
+        previous = report.results[i - 1] if i else None
+        if previous is None or previous.passed or not result.step or previous.step != result.step:
+            above = None
         label = Text(result.name)
         if not result.passed:
-            detail = Text()
-            if result.message.strip():
-                detail.append("\n" + result.message.strip(), style="red")
-            if result.hint.strip():
-                detail.append("\nhint: " + result.hint.strip(), style="yellow")
-            label.append_text(detail)
+            label.append_text(_failure_detail(result, above))
+            above = (result.message.strip(), result.hint.strip())
         verdict = "[bold green]PASS[/]" if result.passed else "[bold red]FAIL[/]"
         table.add_row(
             label, escape(result.step), f"{_points(result.score)}/{_points(result.points)}", verdict

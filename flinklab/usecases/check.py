@@ -67,12 +67,13 @@ def grade_lab(settings: Settings, lab: Lab) -> GradeReport:
     finally:
         if collecting:
             gc.enable()
-    stale = stale_steps(ctx.workspace, lab.name, [StepFiles(s.id, s.sql_file, s.out_file) for s in lab.steps])
+    stale = stale_steps(ctx.workspace, lab.name, [StepFiles(s.id, s.sql_file, s.out_file) for s in lab.steps],
+                        init_file=lab.init_file, guide=bool(lab.guide_file))
     return GradeReport(lab=lab.name, results=_stale_failed(results, stale), workspace=str(ctx.workspace))
 
 
 def _stale_failed(results: list[CheckResult], stale: dict[str, Stale]) -> list[CheckResult]:
-    """Every check of a stale step fails with why (its SQL file is gone, empty, or not what wrote its output):
-    grading an output of other SQL would pass or fail work the learner no longer has."""
+    """Every check of a stale step fails with why (its SQL file or ddl.sql is not what wrote its output, or the
+    step is not written yet): grading an output of other SQL would pass or fail work the learner no longer has."""
     return [failed(r.name, r.points, stale[r.step].message, stale[r.step].hint, step=r.step) if r.step in stale
             else r for r in results]

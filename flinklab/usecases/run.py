@@ -22,6 +22,7 @@ from flinklab.cluster.base import resolve_rest_url
 from flinklab.errors import ClusterError, FlinklabError
 from flinklab.flink.rest import RestUnavailable
 from flinklab.flink.tls import cluster_rest
+from flinklab.grading.run_record import record_run
 from flinklab.lab_api import Lab, Step
 from flinklab.settings import Settings
 from flinklab.text import first_line
@@ -150,6 +151,7 @@ def run_step(client: SqlClient, lab: Lab, step: Step, workspace: Path, progress:
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise OutputWriteError(run.out_file, exc) from None
+    record_run(run.out_file, init_files, workspace / step.sql_file)  # which ddl.sql wrote it (never fails)
     run.seconds = time.monotonic() - started
     run.statements = len(result.statements)
     run.job_ids = list(result.job_ids)

@@ -144,7 +144,8 @@ def test_grade_refuses_without_workspace_or_data(tmp_settings):
     assert "flink-up" in err.value.hint
     write_fixtures(TINY, tmp_settings.data_dir)
     report = grade_lab(tmp_settings, TINY)
-    assert not report.all_passed and report.failures[0].message == "count.out is missing"
+    assert not report.all_passed
+    assert report.failures[0].message == "count.out does not exist, nor does count.sql: the step is not done yet."
     (tmp_settings.workspace("tiny") / "count.sql").write_text("SELECT COUNT(*) FROM a;\n")
     (tmp_settings.workspace("tiny") / "count.out").write_text("1 row in set\n")
     assert grade_lab(tmp_settings, TINY).all_passed
@@ -240,7 +241,7 @@ def test_cli_check_exit_codes_and_files(tmp_settings, tmp_path, tiny_registered)
     out_json, out_xml = tmp_path / "r.json", tmp_path / "r.xml"
     result = runner.invoke(app, ["check", "tiny", "--json", str(out_json), "--junit", str(out_xml)], env=env)
     assert result.exit_code == 1, result.output
-    assert "FAIL" in result.output and "hint: run the count step" in result.output
+    assert "FAIL" in result.output and "hint: Write count.sql, then run it" in result.output
     assert json.loads(out_json.read_text())["tests"][0]["status"] == "failed"
     assert ET.parse(out_xml).getroot().find("testsuite").get("failures") == "1"
 
