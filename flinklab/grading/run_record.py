@@ -152,12 +152,19 @@ def stdout_file() -> Path | None:
 
 
 def record_stdout_run(init_files: Sequence[Path], script_file: Path | None) -> Path | None:
-    """`record_run` for a `sql-client.sh` call whose stdout is a regular file and which ran at least one `-i` file
-    (the one thing an output cannot tell by itself); None otherwise. Call it after stdout is flushed."""
+    """`record_run` for a `sql-client.sh` call whose stdout is a regular file beside one of the `-i` files it ran
+    (a lab workspace: `-i ddl.sql ... > STEP.out`; the `-i` file is the one thing an output cannot tell by itself);
+    None otherwise, so an output written anywhere else gets no `.flinklab/` dir beside it. Call it after stdout is
+    flushed."""
     if not init_files:
         return None
     out_file = stdout_file()
-    return record_run(out_file, init_files, script_file) if out_file is not None else None
+    if out_file is None:
+        return None
+    folder = os.path.realpath(out_file.parent)
+    if not any(os.path.realpath(Path(p).parent) == folder for p in init_files):
+        return None
+    return record_run(out_file, init_files, script_file)
 
 
 @dataclass(frozen=True)

@@ -195,6 +195,16 @@ def test_stdout_to_a_pipe_or_a_deleted_file_records_nothing(tmp_path):
     assert not (tmp_path / ".flinklab").exists()
 
 
+def test_an_output_away_from_its_init_file_records_nothing(tmp_path):
+    """`sql-client.sh -i ddl.sql -f x.sql > /elsewhere/x.out`: not a lab workspace, so no `.flinklab/` dir there."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with (elsewhere / "x.out").open("w") as out:
+        done = _call(tmp_path, stdout=out, stderr=subprocess.PIPE)
+    assert done.stderr.strip() == "None"
+    assert not (elsewhere / ".flinklab").exists() and not (tmp_path / ".flinklab").exists()
+
+
 def _guide_number(step: str) -> str:
     """The step's number as the lab's guide heads it (`## Step 1: tumble — ...`)."""
     text = (LAB.root / LAB.guide_file).read_text(encoding="utf-8")
