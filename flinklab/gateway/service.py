@@ -88,14 +88,14 @@ class GatewayService:
         #: started by `POST /flinklab/warm-up` once the cluster is ready): flinklab/gateway/warmup.py
         #: both give way to learners' statements (`traffic`: they wait for a quiet moment before each step)
         self.traffic = Traffic()
-        self._cluster_warming = Traffic(quiet=0.0)  # the planner's warm-up gives way to the cluster's
+        self._cluster_warming = Traffic(quiet=0.0)  # the planner's warm-up gives way to the cluster's planning
         self.planner_warm_up = WarmUp("planner", lambda: warm_planner(jvm, traffic=self.traffic,
                                                                         yield_to=self._cluster_warming))
         self.cluster_warm_up = WarmUp("cluster", self._warm_cluster)
 
     def _warm_cluster(self, csv_path: str | None = None) -> float:
-        with self._cluster_warming.busy():
-            return warm_cluster(self.jvm, self.cluster_conf(), traffic=self.traffic, csv_path=csv_path)
+        return warm_cluster(self.jvm, self.cluster_conf(), traffic=self.traffic, csv_path=csv_path,
+                            planning=self._cluster_warming)
 
     # ---- sessions --------------------------------------------------------------------------------------
 

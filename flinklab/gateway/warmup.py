@@ -13,7 +13,8 @@ first task in two more; these run the same code paths first, so a learner's firs
 Both give way to a learner: before each step they wait for a quiet moment on the gateway (`Traffic`: no learner
 statement executing, none ended in the last second), so a statement that comes while they run competes with at
 most the one step in progress, never with the rest of the warm-up. The planner's warm-up also gives way to the
-cluster's, which flink-up waits for (on two cores, the two at once take longer than one after the other).
+cluster's planning, which flink-up waits for, and plans while the cluster runs the jobs (the cluster's JVMs are
+busy then, not the gateway's): by the time flink-up returns, little of it is left.
 
 Neither names a lab: the statements use connectors every Flink has (filesystem + csv, datagen without a file).
 """
@@ -154,10 +155,12 @@ def _plan_all(session: Session, statements: Sequence[str], mode: str, traffic: S
 
 
 def warm_cluster(jvm: Jvm, cluster_conf: Mapping[str, str], timeout: float = 120.0,
-                 traffic: Traffic = ALWAYS_QUIET, csv_path: str | None = None) -> float:
+                 traffic: Traffic = ALWAYS_QUIET, csv_path: str | None = None,
+                 planning: Traffic | None = None) -> float:
     """Run the tiny jobs on the cluster `cluster_conf` names, each in a quiet moment of `traffic`, and read their
     rows; over the CSV file `csv_path` (a path the TaskManagers read) a streaming then a batch job, else one
-    streaming job over datagen rows. Returns the seconds it took. Raises what a statement raised (the caller logs
+    streaming job over datagen rows; `planning` is busy while they are planned and submitted. Returns the seconds
+    it took. Raises what a statement raised (the caller logs
     it: a warm-up never fails a gateway)."""
     started = time.monotonic()
     session = Session(jvm, cluster_conf)
@@ -173,10 +176,13 @@ def warm_cluster(jvm: Jvm, cluster_conf: Mapping[str, str], timeout: float = 120
         # task's costs (class loading, code generation) together; one after the other took ~1 s longer on 2 cores
         sources: list[ResultSource] = []
         try:
-            for mode in modes:
-                traffic.wait_quiet()
-                session.set("execution.runtime-mode", mode)
-                sources.append(session.execute(CLUSTER_QUERY))
+            # `planning` is busy while the jobs are planned and submitted: the planner's warm-up waits for that,
+            # then plans while the cluster runs them (its JVMs, not the gateway's, are busy then)
+            with (planning or Traffic(quiet=0.0)).busy():
+                for mode in modes:
+                    traffic.wait_quiet()
+                    session.set("execution.runtime-mode", mode)
+                    sources.append(session.execute(CLUSTER_QUERY))
             for source in sources:
                 _read_all(source, timeout)
         finally:
