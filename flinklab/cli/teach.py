@@ -65,7 +65,8 @@ def grade_command(
         sys.stdout.flush()
         sys.stdout.buffer.write(render_result(result, fmt))
         sys.stdout.flush()
-    err_console.print(escape(result.summary()), soft_wrap=True)
+    if results is not None or fmt != "codegrade":  # a CodeGrade log on stdout has the summary line already
+        err_console.print(escape(result.summary()), soft_wrap=True)
     raise typer.Exit(int(ExitStatus.SUCCESS if result.gradable else ExitStatus.ERROR))
 
 

@@ -19,7 +19,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from flinklab.errors import UsageError
-from flinklab.grading.formats import GradeResult, read_result
+from flinklab.grading.formats import GradeResult, read_results
 
 
 @dataclass
@@ -55,7 +55,7 @@ def build_class_report(paths: list[Path]) -> ClassReport:
     """Read every results file (UsageError naming one that is not a results file) and summarise the class."""
     if not paths:
         raise UsageError("No results files given.", "E.g. `flinklab class-report results/*/results.json`.")
-    results = [read_result(path) for path in paths]
+    results = read_results(list(paths))
     labs = sorted({r.lab for r in results if r.lab})
     report = ClassReport(lab=", ".join(labs), results=results, files=list(paths))
     step_order: dict[str, None] = {}

@@ -8,7 +8,7 @@ writer is a pure function of a :class:`GradeResult`; :func:`write_result` writes
 from __future__ import annotations
 
 from flinklab.grading.formats.model import FORMATS, GradeResult, StepOutcome
-from flinklab.grading.formats.read import read_result
+from flinklab.grading.formats.read import read_result, read_results
 from flinklab.grading.formats.write import render_result, write_result
 
-__all__ = ["FORMATS", "GradeResult", "StepOutcome", "read_result", "render_result", "write_result"]
+__all__ = ["FORMATS", "GradeResult", "StepOutcome", "read_result", "read_results", "render_result", "write_result"]

@@ -9,12 +9,16 @@ from pathlib import Path
 
 from flinklab.errors import UsageError
 from flinklab.grading.formats.flinklab_json import FORMAT_TAG
-from flinklab.grading.formats.model import GradeResult, StepOutcome, split_feedback
+from flinklab.grading.formats.model import FORMATS, GradeResult, StepOutcome, split_feedback
 from flinklab.grading.results import CheckResult
 
 _LIMIT = 16 << 20
 #: the submission folders of Gradescope's and PrairieLearn's layouts, which name no learner
 _PLATFORM_FOLDERS = ("submission", "student")  # a results file is small; a huge one is not ours
+#: the names a results file gets from its format or platform, not from its learner (Gradescope's and PrairieLearn's
+#: results.json, junit.xml, codegrade.out, a CI's output.txt, ...): such a file is named after its folder
+DEFAULT_STEMS = frozenset({"results", "result", "grade", "grades", "output", "out", "stdout", "log", "flinklab",
+                           *FORMATS})
 _CHECK_LINE = re.compile(r"^(PASS|FAIL) (?:\[([^\]]*)\] )?(.*) \(([-\d.e+]+)/([-\d.e+]+)\)$")
 
 
@@ -22,7 +26,28 @@ def read_result(path: Path) -> GradeResult:
     """The GradeResult `path` holds (flinklab JSON, Gradescope, PrairieLearn, JUnit XML or a CodeGrade log);
     UsageError naming the file when it is none of them. A result without a learner's name (or graded in a
     platform's container, where the folder is always `submission` or `student`) gets the name of the folder holding
-    it (a class's results are usually one folder per learner), or the file's stem."""
+    it when the file's name is a format's (`results.json`, `junit.xml`, `codegrade.out`: a class's results are
+    usually one folder per learner), else the file's stem."""
+    return read_results([path])[0]
+
+
+def read_results(paths: list[Path]) -> list[GradeResult]:
+    """:func:`read_result` of each path; a file without a learner's name is named after its folder also when
+    other files of the same name lie in other folders (`alice/feedback.txt`, `bob/feedback.txt`)."""
+    results = [_unnamed(path) for path in paths]
+    folders: dict[str, set[str]] = {}
+    for path, result in zip(paths, results, strict=True):
+        if not result.learner:
+            folders.setdefault(path.stem, set()).add(path.parent.name)
+    for path, result in zip(paths, results, strict=True):
+        if not result.learner:
+            by_folder = path.stem.lower() in DEFAULT_STEMS or len(folders[path.stem]) > 1
+            result.learner = path.parent.name if by_folder else path.stem
+    return results
+
+
+def _unnamed(path: Path) -> GradeResult:
+    """The result `path` holds, its learner "" when it names none (or a platform's folder)."""
     try:
         if path.stat().st_size > _LIMIT:
             raise UsageError(f"{path} is too large for a results file.", "Give the results files flinklab wrote.")
@@ -33,8 +58,6 @@ def read_result(path: Path) -> GradeResult:
     result = _parse(text, path)
     if result.learner in _PLATFORM_FOLDERS:  # graded in a platform's container: the name is the layout's folder
         result.learner = ""
-    if not result.learner:
-        result.learner = path.parent.name if path.stem in ("results", "result", "grade") else path.stem
     return result
 
 
