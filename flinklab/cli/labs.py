@@ -30,13 +30,17 @@ WORKSPACE_HELP = "Workspace root (the lab's files are in ROOT/LAB); default $FLI
 OUTPUT_HELP = ("Never a file of the lab (report.json, an output, a SQL file, a plan: refused); another existing file "
                "is first copied to FILE.bak-TIMESTAMP unless it is an earlier grading result.")
 DATA_DIR_HELP = "Where the lab's CSVs are; default $FLINKLAB_DATA_DIR or /opt/lab/fixtures/data."
+#: `flinklab run --step-timeout`'s default (flinklab.usecases.run_timeout.DEFAULT_STEP_TIMEOUT; a unit test holds
+#: them equal: the CLI does not import the runner to show its help)
+DEFAULT_STEP_TIMEOUT = 300.0
 
 
 @command("run")
 def run_command(
     lab: Annotated[str, typer.Argument(help="The lab to run (see `flinklab labs`).")],
     solution: Annotated[
-        bool, typer.Option("--solution", help="Install and run the reference SQL (your files are backed up).")
+        bool, typer.Option("--solution", help="Install and run the reference SQL (with --only, just that step's file "
+                           "and ddl.sql); a file of yours that differs is first moved to FILE.bak-TIMESTAMP.")
     ] = False,
     only: Annotated[Optional[str], typer.Option("--only", metavar="STEP", help="Run just this step.")] = None,
     workspace: Annotated[Optional[Path], typer.Option("--workspace", help=WORKSPACE_HELP)] = None,
@@ -44,17 +48,24 @@ def run_command(
     parallel: Annotated[Optional[int], typer.Option(
         "--parallel", metavar="N", help="Steps run at once, each in its own session (default "
         "$FLINKLAB_RUN_PARALLEL or 3; never more than the cluster's free slots; 1: one at a time).")] = None,
+    step_timeout: Annotated[float, typer.Option(
+        "--step-timeout", metavar="S", help="Cancel a step still running after S seconds (and its Flink job: a "
+        "query over a source that never ends); the other steps go on.")] = DEFAULT_STEP_TIMEOUT,
 ) -> None:
     """Run a lab's steps like `sql-client.sh -i ddl.sql -f STEP.sql > STEP.out`, then write report.json."""
-    from flinklab.cli.run_view import LiveProgress, render_run
+    from flinklab.cli.run_view import LiveProgress, check_command_line, render_run
+    from flinklab.errors import UsageError
     from flinklab.usecases.run import run_planned
     from flinklab.usecases.run_plan import prepare_run
 
+    if not step_timeout > 0:  # also NaN
+        raise UsageError(f"--step-timeout {step_timeout:g}: give a number of seconds above 0.",
+                         f"E.g. --step-timeout {DEFAULT_STEP_TIMEOUT:g}.")
     settings = settings_from(workspace_root=workspace, data_dir=data_dir, run_parallel=parallel)
     plan = prepare_run(settings, get_lab(lab), solution=solution, only=only, strict=True)
-    with LiveProgress(settings, plan.steps) as progress:
-        run = run_planned(settings, plan, progress=progress)
-    render_run(run, settings)
+    with LiveProgress(settings, plan.steps, step_timeout) as progress:
+        run = run_planned(settings, plan, progress=progress, step_timeout=step_timeout)
+    render_run(run, settings, check_command_line(lab, workspace=workspace, data_dir=data_dir))
     raise typer.Exit(int(ExitStatus.SUCCESS if run.ok else ExitStatus.FAILURE))
 
 

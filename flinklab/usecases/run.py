@@ -5,7 +5,8 @@ per step (as each `sql-client.sh` call has its own), all steps over one connecti
 started. Steps are independent (each reads ddl.sql and its own file, and writes only its own outputs), so up to
 `run_parallel` of them run at once, which hides each step's planning and result fetching behind another's job. A
 failing step does not stop the run: the real client stops at the first failing statement of a file, but the
-learner runs every file anyway. A watch on the cluster ends the run within seconds when the JobManager dies.
+learner runs every file anyway. A watch on the cluster ends the run within seconds when the JobManager dies. With
+a step timeout, a step that runs past it is stopped alone (run_timeout.py) and the run goes on.
 """
 
 from __future__ import annotations
@@ -22,14 +23,16 @@ from flinklab.cluster.base import resolve_rest_url
 from flinklab.errors import ClusterError, FlinklabError
 from flinklab.flink.rest import RestUnavailable
 from flinklab.flink.tls import cluster_rest
+from flinklab.grading.outputs import error_line, read_step
 from flinklab.grading.run_record import record_run
-from flinklab.lab_api import Lab, Step
+from flinklab.lab_api import ExpectedError, Lab, LabChecks, Step, StepSpec
 from flinklab.settings import Settings
 from flinklab.text import first_line
 from flinklab.usecases.provision import provision_for_run
 from flinklab.usecases.run_plan import RunPlan, prepare_run, skip_reasons
 from flinklab.usecases.run_report import OutputWriteError, outputs_report, write_report
-from flinklab.usecases.solution import InstallResult, install_solution
+from flinklab.usecases.run_timeout import ClientFactory, StepClients, StepClock, timed_out_line
+from flinklab.usecases.solution import InstallResult, install_solution, solution_files_for
 
 if TYPE_CHECKING:
     from flinklab.sqlclient.client import SqlClient
@@ -37,6 +40,9 @@ if TYPE_CHECKING:
 
 class RunProgress:
     """Callbacks for a live display; every method is a no-op here."""
+
+    def installed(self, result: InstallResult) -> None:
+        """The reference SQL was installed (before any step runs: a learner's file moved aside is said at once)."""
 
     def step_started(self, step: Step) -> None: ...
 
@@ -59,13 +65,18 @@ class StepRun:
     statements: int = 0
     error: str = ""  # the first error line, or why the step was skipped
     partial_file: Path | None = None  # what an interrupted step printed (its STEP.out was left unchanged)
+    timed_out: bool = False  # stopped after the run's step timeout (its Flink job cancelled)
 
     @property
     def status(self) -> str:
         if not self.ran:
             return "skipped"
+        if self.timed_out:
+            return "timed out"
         if self.step.expect_error:
-            return "ok (rejected)" if self.ok else "failed (expected a rejection)"
+            if self.ok:
+                return "ok (rejected)"
+            return "failed (expected a rejection)" if self.statements_ok else "error (not the expected one)"
         return "ok" if self.ok else "failed"
 
 
@@ -114,8 +125,10 @@ class _StepListener:
         self.progress.statement_finished(self.step, outcome)
 
 
-def run_step(client: SqlClient, lab: Lab, step: Step, workspace: Path, progress: RunProgress) -> StepRun:
-    """`sql-client.sh -i ddl.sql -f STEP.sql > STEP.out 2>&1` for one step, through `client`."""
+def run_step(client: SqlClient, lab: Lab, step: Step, workspace: Path, progress: RunProgress,
+             timeout: float | None = None) -> StepRun:
+    """`sql-client.sh -i ddl.sql -f STEP.sql > STEP.out 2>&1` for one step, through `client`; after `timeout`
+    seconds the client is aborted (the step's own: see run_timeout.py) and the step is `timed_out`."""
     from flinklab.sqlclient.client import run_invocation
 
     run = StepRun(step=step, out_file=workspace / step.out_file, ran=True)
@@ -123,9 +136,12 @@ def run_step(client: SqlClient, lab: Lab, step: Step, workspace: Path, progress:
         (workspace / name).unlink(missing_ok=True)
     init_files = [workspace / lab.init_file] if step.uses_init else []
     tmp = run.out_file.with_name(f".{run.out_file.name}.tmp")
+    clock = StepClock(step, timeout, client) if timeout is not None else None
     started = time.monotonic()
     try:
         with tmp.open("w", encoding="utf-8", newline="") as out:
+            if clock is not None:
+                clock.start()
             result = run_invocation(
                 client,
                 out,
@@ -139,6 +155,10 @@ def run_step(client: SqlClient, lab: Lab, step: Step, workspace: Path, progress:
         run.seconds = time.monotonic() - started
         run.error = exc.message
         run.partial_file = _keep_partial(tmp, run.out_file)
+        if clock is not None and clock.expired:  # the step's own fault: the run goes on
+            run.timed_out = True
+            run.error = timed_out_line(lab, step, workspace, clock.seconds, run.partial_file)
+            return run
         raise _StepAborted(run, exc) from exc
     except OSError as exc:  # the workspace is full, or became unwritable
         tmp.unlink(missing_ok=True)
@@ -146,6 +166,9 @@ def run_step(client: SqlClient, lab: Lab, step: Step, workspace: Path, progress:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    finally:
+        if clock is not None:
+            clock.stop()
     try:
         tmp.replace(run.out_file)
     except OSError as exc:
@@ -162,9 +185,34 @@ def run_step(client: SqlClient, lab: Lab, step: Step, workspace: Path, progress:
         run.ok = not result.ok
         if result.ok:
             run.error = "every statement succeeded, but this step's lesson is Flink's rejection"
+        elif (wrong := _unexpected_error(lab, step, workspace)) is not None:
+            run.ok, run.error = False, wrong
     else:
         run.ok = bool(result.ok)
     return run
+
+
+def expected_errors(lab: Lab, step: Step) -> list[ExpectedError]:
+    """The errors the lab's check table expects of `step` (none when its checks are code, not a table)."""
+    table = lab.checks
+    if not isinstance(table, LabChecks):
+        return []
+    return [check for spec in table.steps if isinstance(spec, StepSpec) and spec.id == step.id
+            for check in spec.checks if isinstance(check, ExpectedError)]
+
+
+def _unexpected_error(lab: Lab, step: Step, workspace: Path) -> str | None:
+    """Why the error in the step's saved output is not the one the lab's checks expect (None when it is, or the
+    lab declares none): the check's own test, a phrase of the expected error in a reason the output shows."""
+    expected = expected_errors(lab, step)
+    if not expected:
+        return None
+    reasons = read_step(workspace, step.out_file).errors
+    missing = [check for check in expected if not any(check.phrase in reason for reason in reasons)]
+    if not missing:
+        return None
+    found = error_line(reasons[0], 300).rstrip(".") if reasons else "an error"
+    return f"expected the [ERROR] '{missing[0].shown}'; found another error: {found}."
 
 
 def _keep_partial(tmp: Path, out_file: Path) -> Path | None:
@@ -217,11 +265,13 @@ def _parallelism(client: SqlClient | None, wanted: int, runnable: int) -> int:
     return max(1, min(wanted, runnable, free))
 
 
-def _run_steps(client: SqlClient | None, lab: Lab, steps: list[Step], workspace: Path, skip_reason: dict[str, str],
-               progress: RunProgress, parallel: int) -> list[StepRun]:
+def _run_steps(clients: StepClients | None, lab: Lab, steps: list[Step], workspace: Path,
+               skip_reason: dict[str, str], progress: RunProgress, parallel: int,
+               timeout: float | None = None) -> list[StepRun]:
     """Every step's run, in the lab's order: one at a time, or up to `parallel` at once on threads sharing the
-    client. A batch step runs alone (its job may take a slot per region). When the cluster or the gateway goes
-    away (ClusterError), the other steps are stopped and the run ends with one error; Ctrl-C stops them all too."""
+    client (each on its own with a `timeout`). A batch step runs alone (its job may take a slot per region). When
+    the cluster or the gateway goes away (ClusterError), the other steps are stopped and the run ends with one
+    error; Ctrl-C stops them all too. A step past `timeout` is stopped alone."""
 
     def one(step: Step) -> StepRun:
         reason = skip_reason.get(step.id)
@@ -229,10 +279,15 @@ def _run_steps(client: SqlClient | None, lab: Lab, steps: list[Step], workspace:
             step_run = StepRun(step=step, out_file=workspace / step.out_file, error=reason)
             progress.step_finished(step_run)
             return step_run
-        assert client is not None
+        assert clients is not None
         progress.step_started(step)
         try:
-            step_run = run_step(client, lab, step, workspace, progress)
+            try:
+                with clients.for_step() as client:
+                    step_run = run_step(client, lab, step, workspace, progress, timeout)
+            except ClusterError as exc:  # no client for the step: the gateway went away
+                raise _StepAborted(StepRun(step=step, out_file=workspace / step.out_file, ran=True,
+                                           error=exc.message), exc) from exc
         except _StepAborted as aborted:
             progress.step_finished(aborted.run)
             if isinstance(aborted.cause, ClusterError):
@@ -242,7 +297,7 @@ def _run_steps(client: SqlClient | None, lab: Lab, steps: list[Step], workspace:
         return step_run
 
     try:
-        if parallel <= 1 or client is None:
+        if parallel <= 1 or clients is None:
             return [one(step) for step in steps]
         runs: dict[str, StepRun] = {}
         with ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="flinklab-step") as pool:
@@ -259,7 +314,7 @@ def _run_steps(client: SqlClient | None, lab: Lab, steps: list[Step], workspace:
                 for _, future in running:
                     future.cancel()
                 stop: BaseException = exc.cause if isinstance(exc, _StepAborted) else _RunStopped()
-                client.abort(lambda: copy.copy(stop))  # the running steps stop at their next call
+                clients.abort(lambda: copy.copy(stop))  # the running steps stop at their next call
                 raise
         return [runs[step.id] for step in steps]
     except _StepAborted as aborted:
@@ -298,11 +353,14 @@ def run_lab(
     client: SqlClient | None = None,
     progress: RunProgress | None = None,
     parallel: int | None = None,
+    step_timeout: float | None = None,
+    clients: ClientFactory | None = None,
 ) -> LabRun:
     """Run the lab's steps (or just `only`) in its workspace and write report.json: `run_planned` of
     `prepare_run` (see both)."""
     plan = prepare_run(settings, lab, solution=solution, only=only)
-    return run_planned(settings, plan, client=client, progress=progress, parallel=parallel)
+    return run_planned(settings, plan, client=client, progress=progress, parallel=parallel,
+                       step_timeout=step_timeout, clients=clients)
 
 
 def run_planned(
@@ -312,14 +370,19 @@ def run_planned(
     client: SqlClient | None = None,
     progress: RunProgress | None = None,
     parallel: int | None = None,
+    step_timeout: float | None = None,
+    clients: ClientFactory | None = None,
 ) -> LabRun:
     """Run a planned run and write report.json.
 
     Without `plan.solution`, the learner's files run; missing ones are skipped and listed. With it, the
-    reference SQL is installed first (the learner's differing files are backed up). One SqlClient for all steps:
-    `client` if given (left open), else one created here and closed at the end. Up to `parallel` steps run at
-    once (default `settings.run_parallel`; never more than the cluster's free slots); the results are the same
-    as one at a time, as each step has its own session and writes only its own files.
+    reference SQL of the planned steps is installed first (their SQL files and the init file; the learner's
+    differing files are backed up). One SqlClient for all steps: `client` if given (left open), else one created
+    here and closed at the end. Up to `parallel` steps run at once (default `settings.run_parallel`; never more
+    than the cluster's free slots); the results are the same as one at a time, as each step has its own session
+    and writes only its own files. With `step_timeout` (seconds), a step still running then is stopped and its
+    Flink job cancelled (the step `timed_out`); each step then runs on a client of its own, from `clients`
+    (default: a client of flinklab's gateway, as `client` would be).
     """
     progress = progress or RunProgress()
     lab, steps, workspace = plan.lab, plan.steps, plan.workspace
@@ -327,22 +390,28 @@ def run_planned(
     started = time.monotonic()
     skip_reason, run.missing = plan.skip_reason, plan.missing
     if plan.solution:
-        run.install = install_solution(settings, lab)
+        run.install = install_solution(settings, lab, solution_files_for(lab, steps))
+        progress.installed(run.install)
         skip_reason, run.missing = skip_reasons(lab, steps, workspace)
     before = outputs_report(lab, workspace)  # what report.json's values came from, if flinklab wrote it
 
-    own_client = client is None and len(skip_reason) < len(steps)
-    if len(skip_reason) < len(steps):  # a lab installed after `flink-up`: its CSVs, before a job reads them
+    runnable = len(steps) - len(skip_reason)
+    own_client = client is None and runnable > 0
+    if runnable:  # a lab installed after `flink-up`: its CSVs, before a job reads them
         run.provisioned = provision_for_run(settings, lab)
-    if own_client:
+    if runnable and (own_client or (step_timeout is not None and clients is None)):
         from flinklab.environment.client import LabSqlClient
 
-        client = LabSqlClient(settings)
+        client = client if client is not None else LabSqlClient(settings)
+        clients = clients or (lambda: LabSqlClient(settings))
     try:
         wanted = settings.run_parallel if parallel is None else parallel
-        with client.watching() if client is not None else nullcontext():
-            run.steps = _run_steps(client, lab, steps, workspace, skip_reason, progress,
-                                   _parallelism(client, wanted, len(steps) - len(skip_reason)))
+        # with a timeout, each step on a client of its own: a step aborted for its time stops no other
+        step_clients = None if client is None else \
+            StepClients(client, clients if step_timeout is not None else None)
+        with step_clients.watching() if step_clients is not None else nullcontext():
+            run.steps = _run_steps(step_clients, lab, steps, workspace, skip_reason, progress,
+                                   _parallelism(client, wanted, runnable), step_timeout)
     finally:
         if own_client and client is not None:
             client.close()

@@ -6,13 +6,14 @@ installed copy points where this machine keeps them (settings.data_dir, settings
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from flinklab.course.textpaths import rewrite_paths
 from flinklab.errors import UsageError
 from flinklab.grading.files import backup_path
-from flinklab.lab_api import Lab
+from flinklab.lab_api import Lab, Step
 from flinklab.settings import Settings
 
 
@@ -39,10 +40,22 @@ def write_keeping_backup(path: Path, text: str, result: InstallResult) -> None:
     result.installed.append(path)
 
 
-def install_solution(settings: Settings, lab: Lab) -> InstallResult:
-    """Copy the reference SQL of `lab` into its workspace, rewriting the default paths."""
+def solution_files_for(lab: Lab, steps: Sequence[Step]) -> tuple[str, ...]:
+    """The reference files a run of `steps` installs: the init file (when a step uses it) and each step's SQL file;
+    all of the lab's (its extra files too) for a run of every step. A run of one step (`--only`) installs no other
+    step's answer."""
+    if {s.id for s in steps} >= {s.id for s in lab.steps}:
+        return lab.solution_files
+    names = [*([lab.init_file] if any(s.uses_init for s in steps) else []), *(s.sql_file for s in steps)]
+    return tuple(dict.fromkeys(names))
+
+
+def install_solution(settings: Settings, lab: Lab, files: Sequence[str] | None = None) -> InstallResult:
+    """Copy the reference SQL of `lab` (`files` of it, default all) into its workspace, rewriting the default
+    paths; a learner's different file is first moved to a backup (`FILE.bak-TIMESTAMP`), never overwritten."""
     source_dir = lab.solution_dir
-    missing = [name for name in lab.solution_files if not (source_dir / name).is_file()]
+    files = lab.solution_files if files is None else tuple(files)
+    missing = [name for name in files if not (source_dir / name).is_file()]
     if missing:
         raise UsageError(
             f"The reference solution of {lab.name!r} lacks {', '.join(missing)} in {source_dir}.",
@@ -57,7 +70,7 @@ def install_solution(settings: Settings, lab: Lab) -> InstallResult:
             "Choose another with --workspace or FLINKLAB_WORKSPACE.",
         ) from None
     result = InstallResult(workspace=workspace)
-    for name in lab.solution_files:
+    for name in files:
         sql = (source_dir / name).read_text(encoding="utf-8")
         sql = rewrite_paths(sql, settings.data_dir, settings.workspace_root)
         write_keeping_backup(workspace / name, sql, result)

@@ -330,7 +330,8 @@ class BorrowedClient:
 
 @pytest.mark.live
 def test_cli_run_on_the_cluster(flink_cluster, sql_client, tmp_path, monkeypatch):
-    """`flinklab run tiny --solution`: run_lab creates one client, closes it, and the exit status is 1."""
+    """`flinklab run tiny --solution`: run_lab creates a client for the run and one per step (the step timeout
+    aborts a step's own), closes each, and the exit status is 1."""
     import flinklab.cli.labs as cli_labs
     import flinklab.environment.client as environment_client
     from flinklab.cli.app import app
@@ -355,7 +356,8 @@ def test_cli_run_on_the_cluster(flink_cluster, sql_client, tmp_path, monkeypatch
     }
     result = CliRunner().invoke(app, ["run", "tiny", "--solution"], env=env)
     assert result.exit_code == 1, result.output
-    assert log == ["created", "closed"]  # one client for all three steps
+    assert log[0] == "created" and log[-1] == "closed"  # the run's client, around the three steps' own
+    assert log.count("created") == log.count("closed") == 4
     text = result.output
     assert "broken" in text and "failed" in text
     assert f"count: {flink_cluster.rest_url}/#/job/completed/" in text, text
