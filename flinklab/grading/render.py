@@ -39,16 +39,21 @@ HINT_AS_ABOVE = "hint: as above"
 HINT_AT_THE_TOP = "hint: as at the top"
 
 
+#: how many steps must fail with one hint for the terminal to say it once, above the table (two say it twice)
+SHARED_BY_STEPS = 3
+
+
 def shared_hint(report: GradeReport) -> tuple[str, list[str]] | None:
-    """The hint that failures of two or more steps give alike (one cause outside every step's file, e.g. a table
-    definition all of them read), with those steps in order; None when no hint is shared so (the most steps win)."""
+    """The hint that failures of several steps (SHARED_BY_STEPS or more) give alike (one cause outside every step's
+    file, e.g. a table definition all of them read), with those steps in order; None when no hint is shared so (the
+    most steps win)."""
     steps_of: dict[str, list[str]] = {}
     for result in report.failures:
         hint = result.hint.strip()
         if hint and result.step and result.step not in steps_of.setdefault(hint, []):
             steps_of[hint].append(result.step)
     best = max(steps_of.items(), key=lambda item: len(item[1]), default=None)
-    return best if best is not None and len(best[1]) >= 2 else None
+    return best if best is not None and len(best[1]) >= SHARED_BY_STEPS else None
 
 
 def _failure_detail(result: CheckResult, above: tuple[str, str] | None, at_top: str = "") -> Text:
