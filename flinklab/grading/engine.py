@@ -237,7 +237,7 @@ def _expected_error(ctx: GradingContext, lab: LabChecks, spec: StepSpec, check: 
         return passed(name, points, step=step)
     expected = f"expected the [ERROR] '{check.shown}'"
     if reasons:
-        return failed(name, points, f"{expected}; found another error: {error_line(reasons[0], 300)}.",
+        return failed(name, points, one_stop(f"{expected}; found another error: {error_line(reasons[0], 300)}."),
                       step_ddl_hint(ctx, lab, spec, reasons) or check.wrong_error_hint, step=step)
     table = out.parsed.table
     found = f"{len(table.rows)} rows and no [ERROR]" if table is not None else "no [ERROR] and no result"
