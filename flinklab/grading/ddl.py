@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -18,15 +18,24 @@ _CREATE_TABLE = re.compile(
 _WITH = re.compile(r"\)\s*WITH\s*\(", re.IGNORECASE)
 _OPTION = re.compile(r"'((?:[^']|'')*)'\s*=\s*'((?:[^']|'')*)'")
 _NOT_A_COLUMN = re.compile(r"^(WATERMARK|PRIMARY|CONSTRAINT|PERIOD|LIKE)\b", re.IGNORECASE)
+_WATERMARK = re.compile(r"^WATERMARK\s+FOR\s+([\w`]+)\s+AS\s+(.+)$", re.IGNORECASE | re.DOTALL)
+_PRIMARY_KEY = re.compile(r"\bPRIMARY\s+KEY\s*\(([^)]*)\)", re.IGNORECASE)
+_INLINE_KEY = re.compile(r"\bPRIMARY\s+KEY\b", re.IGNORECASE)
+_PROCTIME = re.compile(r"\bAS\s+PROCTIME\s*\(\s*\)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class TableDef:
-    """One table of a DDL script: its name, its column names in order and its WITH options."""
+    """One table of a DDL script: its name, its column names in order and its WITH options; its time attributes
+    (the columns a WATERMARK is declared for, the computed `AS PROCTIME()` ones) and primary key columns."""
 
     name: str
     columns: tuple[str, ...]
     options: Mapping[str, str]
+    rowtime: Mapping[str, str] = field(default_factory=dict)  # column -> its WATERMARK expression as written
+    proctime: tuple[str, ...] = ()
+    primary_key: tuple[str, ...] = ()
+    types: Mapping[str, str] = field(default_factory=dict)  # column -> its type as written (upper case)
 
 
 def _bare(name: str) -> str:
@@ -77,14 +86,28 @@ def tables_of(ddl: str) -> dict[str, TableDef]:
         if head is None:
             continue
         end = _closing_paren(code, head.end())
-        columns = tuple(_bare(part.split()[0]) for part in _top_level_parts(code[head.end():end])
-                        if not _NOT_A_COLUMN.match(part))
+        parts = _top_level_parts(code[head.end():end])
+        columns = tuple(_bare(part.split()[0]) for part in parts if not _NOT_A_COLUMN.match(part))
+        rowtime, proctime, key, types = {}, [], [], {}
+        for part in parts:
+            if (watermark := _WATERMARK.match(part)) is not None:
+                rowtime[_bare(watermark.group(1))] = " ".join(watermark.group(2).split())
+            elif (pk := _PRIMARY_KEY.search(part)) is not None and _NOT_A_COLUMN.match(part):
+                key += [_bare(c.strip()) for c in pk.group(1).split(",") if c.strip()]
+            elif not _NOT_A_COLUMN.match(part):
+                column, *rest = part.split(None, 1)
+                types[_bare(column)] = " ".join("".join(rest).split()).upper()
+                if _PROCTIME.search(part):
+                    proctime.append(_bare(column))
+                if _INLINE_KEY.search(part):
+                    key.append(_bare(column))
         with_clause = _WITH.match(code, end)
         options = {}
         if with_clause is not None:
             body = code[with_clause.end():_closing_paren(code, with_clause.end())]
             options = {k.replace("''", "'"): v.replace("''", "'") for k, v in _OPTION.findall(body)}
-        tables[_bare(head.group("name"))] = TableDef(_bare(head.group("name")), columns, options)
+        tables[_bare(head.group("name"))] = TableDef(_bare(head.group("name")), columns, options, rowtime,
+                                                     tuple(proctime), tuple(key), types)
     return tables
 
 

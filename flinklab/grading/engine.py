@@ -11,8 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from flinklab.errors import FlinklabError
+from flinklab.flink.sql_split import strip_comments
 from flinklab.grading.changelog import final_rows, fold_by_key
 from flinklab.grading.context import GradingContext
+from flinklab.grading.ddl_hints import DdlFiles, ddl_hint
+from flinklab.grading.files import FileReadError
 from flinklab.grading.outputs import StepChecks, error_line, format_number, hint_for_error, read_step, run_hint
 from flinklab.grading.parse import ResultTable
 from flinklab.grading.report_checks import report_field_checks
@@ -48,6 +51,30 @@ def one_stop(text: str) -> str:
     return text
 
 
+def _saved(ctx: GradingContext, name: str) -> str | None:
+    try:
+        text = ctx.read(name)
+    except FileReadError:
+        return None
+    return None if text is None else strip_comments(text)
+
+
+def step_ddl_hint(ctx: GradingContext, lab: LabChecks, spec: StepSpec, reasons: list[str]) -> str | None:
+    """The hint naming what the learner's ddl.sql lacks when the step's error comes from it (None: the step's
+    own hints decide)."""
+    if not reasons:
+        return None
+    reference = None
+    if lab.reference_ddl is not None:
+        try:
+            reference = lab.reference_ddl()
+        except OSError:
+            reference = None
+    files = DdlFiles(_saved(ctx, lab.init_file), reference and strip_comments(reference),
+                     _saved(ctx, f"{spec.id}.sql"), lab.init_file, Path(ctx.data_dir))
+    return ddl_hint(reasons, files)
+
+
 class StepView(StepChecks):
     """A step's output as the checks (and the lab's judges and diagnoses) see it, with the lab's reference data."""
 
@@ -59,8 +86,8 @@ class StepView(StepChecks):
             if out.missing:
                 hint = run_hint(lab.lab, spec.id)
             else:
-                hint = hint_for_error("\n".join(out.errors), wording.error_hints,
-                                      wording.error_hint.format(step=spec.id))
+                hint = step_ddl_hint(ctx, lab, spec, out.errors) or hint_for_error(
+                    "\n".join(out.errors), wording.error_hints, wording.error_hint.format(step=spec.id))
             problem = one_stop(wording.problem.format(step=spec.id, file=spec.out_file, error=out.error))
             super().__init__(out, spec.id, spec.columns, problem, hint)
             return
@@ -210,8 +237,8 @@ def _expected_error(ctx: GradingContext, lab: LabChecks, spec: StepSpec, check: 
         return passed(name, points, step=step)
     expected = f"expected the [ERROR] '{check.shown}'"
     if reasons:
-        return failed(name, points, f"{expected}; found another error: {error_line(reasons[0], 300)}.",
-                      check.wrong_error_hint, step=step)
+        return failed(name, points, one_stop(f"{expected}; found another error: {error_line(reasons[0], 300)}."),
+                      step_ddl_hint(ctx, lab, spec, reasons) or check.wrong_error_hint, step=step)
     table = out.parsed.table
     found = f"{len(table.rows)} rows and no [ERROR]" if table is not None else "no [ERROR] and no result"
     mode = "" if table is None or table.streaming or not check.batch_note else f" ({check.batch_note})"

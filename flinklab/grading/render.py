@@ -36,9 +36,30 @@ SAME_AS_ABOVE = "(same as above)"
 HINT_AS_ABOVE = "hint: as above"
 
 
-def _failure_detail(result: CheckResult, above: tuple[str, str] | None) -> Text:
+HINT_AT_THE_TOP = "hint: as at the top"
+
+
+#: how many steps must fail with one hint for the terminal to say it once, above the table (two say it twice)
+SHARED_BY_STEPS = 3
+
+
+def shared_hint(report: GradeReport) -> tuple[str, list[str]] | None:
+    """The hint that failures of several steps (SHARED_BY_STEPS or more) give alike (one cause outside every step's
+    file, e.g. a table definition all of them read), with those steps in order; None when no hint is shared so (the
+    most steps win)."""
+    steps_of: dict[str, list[str]] = {}
+    for result in report.failures:
+        hint = result.hint.strip()
+        if hint and result.step and result.step not in steps_of.setdefault(hint, []):
+            steps_of[hint].append(result.step)
+    best = max(steps_of.items(), key=lambda item: len(item[1]), default=None)
+    return best if best is not None and len(best[1]) >= SHARED_BY_STEPS else None
+
+
+def _failure_detail(result: CheckResult, above: tuple[str, str] | None, at_top: str = "") -> Text:
     """A failed check's message and hint under its name; a part the step's previous failure (`above`: its message
-    and hint) showed already is said once: a step whose output is missing or broken fails every check alike."""
+    and hint) showed already is said once: a step whose output is missing or broken fails every check alike. A
+    hint the summary above the table gave (`at_top`) is not repeated either."""
     message, hint = result.message.strip(), result.hint.strip()
     detail = Text()
     if above is not None and (message, hint) == above:
@@ -46,7 +67,9 @@ def _failure_detail(result: CheckResult, above: tuple[str, str] | None) -> Text:
         return detail
     if message:
         detail.append("\n" + message, style="red")
-    if hint and above is not None and hint == above[1]:
+    if hint and hint == at_top:
+        detail.append("\n" + HINT_AT_THE_TOP, style="dim")
+    elif hint and above is not None and hint == above[1]:
         detail.append("\n" + HINT_AS_ABOVE, style="dim")
     elif hint:
         detail.append("\nhint: " + hint, style="yellow")
@@ -55,7 +78,17 @@ def _failure_detail(result: CheckResult, above: tuple[str, str] | None) -> Text:
 
 def render_report(report: GradeReport, console: Console) -> None:
     """A table of checks (a failure's message and hint under it, each said once per step in a row), then
-    `Points X/Y`. The JSON, JUnit and HTML reports keep every failure's whole message and hint."""
+    `Points X/Y`; above it, the one hint the failures of several steps share (`shared_hint`), said once. The JSON,
+    JUnit and HTML reports keep every failure's whole message and hint."""
+    shared = shared_hint(report)
+    if shared is not None:
+        hint, steps = shared
+        failing = list(dict.fromkeys(r.step for r in report.failures if r.step))
+        who = "Every failing step" if steps == failing else f"{len(steps)} steps"
+        line = Text(f"{who} ({', '.join(steps)}) failed for the same reason: ", style="bold")
+        line.append(f"hint: {hint}", style="yellow")
+        console.print(line)
+    at_top = shared[0] if shared is not None else ""
     table = Table(title=f"flinklab check {report.lab}", title_justify="left", show_lines=False, expand=False)
     table.add_column("check", overflow="fold")
     table.add_column("step", style="dim")
@@ -68,7 +101,7 @@ def render_report(report: GradeReport, console: Console) -> None:
             above = None
         label = Text(result.name)
         if not result.passed:
-            label.append_text(_failure_detail(result, above))
+            label.append_text(_failure_detail(result, above, at_top))
             above = (result.message.strip(), result.hint.strip())
         verdict = "[bold green]PASS[/]" if result.passed else "[bold red]FAIL[/]"
         table.add_row(

@@ -213,7 +213,9 @@ class LabChecks:
     """A lab's whole grading as a table; calling it grades a workspace (so it is what `Lab.checks` takes).
 
     `load(data_dir)` reads the lab's reference data from its CSVs (FlinklabError naming a file that cannot be
-    read); `steps` are graded in order, then the report.
+    read); `steps` are graded in order, then the report. `reference_ddl()` is the lab's own `init_file` (its
+    text): an error that comes from the learner's (no WATERMARK, no table, ... where the lab's has one) gets a hint
+    naming it rather than the step (flinklab.grading.ddl_hints).
     """
 
     lab: str
@@ -222,6 +224,8 @@ class LabChecks:
     report: ReportSpec | None = None
     wording: Wording = field(default_factory=Wording)
     tolerance: Decimal = Decimal("0.01")
+    init_file: str = "ddl.sql"
+    reference_ddl: Callable[[], str | None] | None = None
 
     def __call__(self, ctx: GradingContext) -> list[CheckResult]:
         from flinklab.grading.engine import grade

@@ -40,7 +40,9 @@ Grading helpers a check may need
     ``StepView``, ``Compared``; saved outputs ``read_step``, ``StepOutput``, ``ResultTable``, ``ErrorHints``,
     ``run_hint``, ``format_number``; changelogs ``final_rows``, ``fold_by_key``, ``added_rows``; values
     ``as_int``, ``as_decimal``, ``as_timestamp``, ``compare_rows``, ``numbers_close``, ``clip``; compiled plans
-    ``load_plan``, ``Plan``, ``PlanError``, ``dig``, ``state_entries``; DDL ``tables_of``, ``scan_differences``;
+    ``load_plan``, ``Plan``, ``PlanError``, ``dig``, ``state_entries``; DDL ``tables_of``, ``scan_differences``,
+    ``ddl_hint(reasons, DdlFiles(...))`` (the hint naming what ddl.sql lacks when an error comes from it; a check
+    table gets it by giving ``LabChecks(reference_ddl=...)``, the lab's own ddl.sql);
     SQL text ``code_only``, ``strip_comments``, ``saved_sql(ctx, name)`` (a step's saved SQL without comments, for
     hints that name what the learner wrote); ``FileReadError``.
 
@@ -63,6 +65,7 @@ from flinklab.flink.sql_split import code_only, strip_comments
 from flinklab.grading.changelog import final_rows, fold_by_key
 from flinklab.grading.context import GradingContext
 from flinklab.grading.ddl import scan_differences, tables_of
+from flinklab.grading.ddl_hints import DdlFiles, ddl_hint
 from flinklab.grading.engine import Compared, StepView
 from flinklab.grading.files import FileReadError
 from flinklab.grading.outputs import ErrorHints, StepOutput, format_number, read_step, run_hint
@@ -144,13 +147,13 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "CHAR_PX", "FLINK_VERSION", "MONO", "Changelog", "CheckResult", "ChecksHook", "Code", "Column", "Compared",
-    "DataGenerator", "DataRows", "ErrorHints", "ExpectedError", "FileReadError", "FixtureSpec", "GradingContext",
-    "Judge", "Lab", "LabChecks", "LabPictures", "Mistake", "Mode", "Picture", "Plan", "PlanError", "ReportField",
-    "ReportHook", "ReportSpec", "ResultTable", "Rows", "Settings", "Step", "StepOutput", "StepPicturesHook",
-    "StepSpec", "StepView", "Svg", "UsageError", "Verdict", "WholeNumbers", "Wording", "added_rows", "as_decimal",
-    "as_int", "as_timestamp", "clip", "code_only", "compare_rows", "decimal_cell", "dig", "failed", "final_rows",
-    "fold_by_key", "format_number", "int_cell", "load_plan", "load_plan_graph", "numbers_close", "ok", "passed",
-    "plan_svg", "read_csv", "read_step", "render_csv", "report_field_names", "report_field_sources",
-    "report_from_fields", "run_hint", "saved_sql", "scan_differences", "state_entries", "strip_comments", "tables_of",
-    "text_cell", "time_cell", "write_svg", "wrong",
+    "DataGenerator", "DataRows", "DdlFiles", "ErrorHints", "ExpectedError", "FileReadError", "FixtureSpec",
+    "GradingContext", "Judge", "Lab", "LabChecks", "LabPictures", "Mistake", "Mode", "Picture", "Plan", "PlanError",
+    "ReportField", "ReportHook", "ReportSpec", "ResultTable", "Rows", "Settings", "Step", "StepOutput",
+    "StepPicturesHook", "StepSpec", "StepView", "Svg", "UsageError", "Verdict", "WholeNumbers", "Wording",
+    "added_rows", "as_decimal", "as_int", "as_timestamp", "clip", "code_only", "compare_rows", "ddl_hint",
+    "decimal_cell", "dig", "failed", "final_rows", "fold_by_key", "format_number", "int_cell", "load_plan",
+    "load_plan_graph", "numbers_close", "ok", "passed", "plan_svg", "read_csv", "read_step", "render_csv",
+    "report_field_names", "report_field_sources", "report_from_fields", "run_hint", "saved_sql", "scan_differences",
+    "state_entries", "strip_comments", "tables_of", "text_cell", "time_cell", "write_svg", "wrong",
 ]

@@ -41,7 +41,7 @@ from flinklab.lab_api import (
     wrong,
 )
 from flinklab.labs.joins import reference as ref
-from flinklab.labs.joins.plan_checks import plan_checks
+from flinklab.labs.joins.plan_checks import plan_checks, reference_ddl
 from flinklab.labs.joins.report import INTEGER_FIELDS, REPORT_FIELDS, SOURCES, build_report
 
 TOLERANCE = Decimal("0.01")
@@ -318,6 +318,7 @@ CHECKS = LabChecks(
     lab="joins",
     load=ref.load,  # FlinklabError naming the file when the data cannot be read
     tolerance=TOLERANCE,
+    reference_ddl=reference_ddl,
     wording=Wording(problem="expected the {step} result; {error}.", empty_set_has_columns=True,
                     error_hints=ERROR_HINTS),
     steps=(

@@ -6,26 +6,43 @@ JSON plans, not result tables.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from flinklab.lab_api import (
     FLINK_VERSION,
     CheckResult,
+    DdlFiles,
     FileReadError,
     GradingContext,
     Plan,
     PlanError,
     clip,
+    ddl_hint,
     dig,
     failed,
     load_plan,
     passed,
+    read_step,
     run_hint,
+    saved_sql,
     scan_differences,
     state_entries,
     tables_of,
 )
 
 PLAN_FILES = {"regular": "regular-plan.json", "interval": "interval-plan.json", "temporal": "temporal-plan.json"}
+
+
+def reference_ddl() -> str:
+    """The lab's own ddl.sql (what a learner's is diagnosed against when a step fails because of it)."""
+    return (Path(__file__).resolve().parent / "sql" / "ddl.sql").read_text(encoding="utf-8")
+
+
+def _ddl_hint(ctx: GradingContext) -> str | None:
+    """The hint naming what ddl.sql lacks when plans.out shows an error that comes from it (a plan not compiled)."""
+    errors = read_step(ctx.workspace, "plans.out").errors
+    return ddl_hint(errors, DdlFiles(saved_sql(ctx, "ddl.sql"), reference_ddl(), saved_sql(ctx, "plans.sql"),
+                                     data_dir=Path(ctx.data_dir))) if errors else None
 
 
 def _scanned_tables(plan: Plan) -> set[str]:
@@ -55,7 +72,9 @@ def _plan_check(ctx: GradingContext, which: str, points: float,
     try:
         plan = load_plan(ctx.workspace / file)
     except PlanError as exc:
-        return failed(name, points, str(exc), exc.hint or run_hint("joins", "plans"), step="plans")
+        missing = not (ctx.workspace / file).exists()
+        hint = (_ddl_hint(ctx) if missing else None) or exc.hint or run_hint("joins", "plans")
+        return failed(name, points, str(exc), hint, step="plans")
     try:
         problem, hint = judge(plan)
     except PlanError as exc:  # a node edited by hand (e.g. a state list that is not one)
@@ -157,7 +176,7 @@ def _stale_plans_check(ctx: GradingContext) -> CheckResult:
     if "Cannot overwrite the plan file" in plans_out:
         hint = "plans.out shows 'Cannot overwrite the plan file': " + hint
     if any("does not exist" in p for p in problems) and len(problems) == sum("does not exist" in p for p in problems):
-        hint = run_hint("joins", "plans")
+        hint = _ddl_hint(ctx) or run_hint("joins", "plans")
     return failed(name, 1, "expected each plan compiled from the tables ddl.sql defines now, by Flink "
                   f"{want}; found {'; '.join(problems)}.", hint, step="plans")
 

@@ -407,6 +407,7 @@ CHECKS = LabChecks(
     lab="windows",
     load=lambda data_dir: ref.load_orders(Path(data_dir) / FILE),
     tolerance=TOLERANCE,
+    reference_ddl=lambda: (Path(__file__).resolve().parent / "sql" / "ddl.sql").read_text(encoding="utf-8"),
     wording=Wording(problem="expected the {step} result in {file}; {error}.", error_hints=ERROR_HINTS,
                     rows_message="expected {n_expected} rows ({columns}), found {n_found}: {diff}."),
     steps=(
