@@ -18,8 +18,9 @@ import typer
 
 from flinklab.cli.app import command, friendly
 from flinklab.cli.sql_options import MODE, OPTIONS, SUMMARY
-from flinklab.cli.sql_run import endpoint_url, parse_defines, run_sql, sql_status
+from flinklab.cli.sql_run import endpoint_url, parse_defines, run_sql, sql_status, terminated_status
 from flinklab.errors import ExitStatus, UsageError
+from flinklab.sqlclient.signals import Terminated
 
 __all__ = ["endpoint_url", "parse_defines", "run_sql", "sql", "sql_client_app", "sql_client_main"]
 
@@ -48,8 +49,11 @@ PY_OPT = typer.Option(None, *PYTHON_OPTS, metavar="VALUE", hidden=True)
 def _sql(init: Optional[List[Path]], file: Optional[Path], define: Optional[List[str]], *,
          url: str | None = None, embedded: bool = False, history: str | None = None,
          session: str | None = None) -> None:
-    status = sql_status(list(init or []), file, list(define or []), url=url, embedded=embedded, history=history,
-                        session=session)
+    try:
+        status = sql_status(list(init or []), file, list(define or []), url=url, embedded=embedded,
+                            history=history, session=session)
+    except Terminated as exc:  # SIGTERM / SIGHUP: the session was closed on the gateway on the way out
+        raise typer.Exit(terminated_status(exc)) from None
     if status != ExitStatus.SUCCESS:
         raise typer.Exit(int(status))
 

@@ -15,6 +15,7 @@ from typing import NoReturn, TextIO
 from flinklab.cli.sql_options import OPTIONS
 from flinklab.errors import ExitStatus, FlinklabError, UsageError
 from flinklab.settings import Settings
+from flinklab.sqlclient.signals import CLOSE_SECONDS, SignalGuard, Terminated
 from flinklab.sqlclient.sqlfiles import read_script, read_sql
 
 _INIT = OPTIONS["init"][0]
@@ -69,27 +70,31 @@ def run_sql(
     from flinklab.sqlclient.client import run_invocation
 
     settings = Settings.from_env()
-    client = LabSqlClient(settings, url, embedded=embedded)
-    try:
-        if shell:
-            from flinklab.sqlclient.shell.app import ShellOptions, run_shell
+    # SIGTERM / SIGHUP raise Terminated here: the `finally` blocks close the operation and the session (cancelling
+    # the query's job) on the way out, as on Ctrl-C (the shell sets up its own guard for its prompt and views)
+    with SignalGuard() as guard:
+        client = LabSqlClient(settings, url, embedded=embedded)
+        guard.on_signal(lambda: client.api.shorten_timeout(CLOSE_SECONDS))
+        try:
+            if shell:
+                from flinklab.sqlclient.shell.app import ShellOptions, run_shell
 
-            return run_shell(ShellOptions(client.url, client.cluster_url, list(init), defines, history, session,
-                                          heartbeat_seconds=settings.shell_heartbeat,
-                                          token=client.api.token_source), out)
-        script_text = None
-        if file is None:
-            if stdin.isatty():
-                from flinklab.cli.app import err_console
+                return run_shell(ShellOptions(client.url, client.cluster_url, list(init), defines, history,
+                                              session, heartbeat_seconds=settings.shell_heartbeat,
+                                              token=client.api.token_source), out)
+            script_text = None
+            if file is None:
+                if stdin.isatty():
+                    from flinklab.cli.app import err_console
 
-                err_console.print("[dim]Reading SQL from stdin; end with Ctrl-D.[/]")
-            script_text = stdin.read()
-        with client.watching():  # a JobManager that dies mid-query ends the call at once, not after minutes
-            result = run_invocation(
-                client, out, init_files=init, script_file=file, defines=defines, script_text=script_text
-            )
-    finally:
-        client.close()
+                    err_console.print("[dim]Reading SQL from stdin; end with Ctrl-D.[/]")
+                script_text = stdin.read()
+            with client.watching():  # a JobManager that dies mid-query ends the call at once, not after minutes
+                result = run_invocation(
+                    client, out, init_files=init, script_file=file, defines=defines, script_text=script_text
+                )
+        finally:
+            client.close()
     return ExitStatus.SUCCESS if result.ok else ExitStatus.FAILURE
 
 
@@ -166,4 +171,17 @@ def run_quick(init: list[Path], file: Path, define: list[str]) -> NoReturn:
 
         err_console.print("[yellow]interrupted[/]")
         sys.exit(int(ExitStatus.ERROR_CTRL_C))
+    except Terminated as exc:
+        sys.exit(terminated_status(exc))
     sys.exit(int(status))
+
+
+def terminated_status(exc: Terminated) -> int:
+    """The exit status after SIGTERM / SIGHUP (128 + its number), what was printed flushed first; nothing more is
+    said (Flink's client says nothing either). A terminal that hung up takes no more output: stdout is dropped then,
+    so that Python's own flush at exit cannot fail and change the status."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        _drop_stdout()
+    return exc.exit_status

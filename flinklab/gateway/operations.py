@@ -43,6 +43,7 @@ class Operation:
         self._describe_error = describe_error
         self._on_done = on_done
         self._source: ResultSource | None = None
+        self._cancel_job = True  # how the operation was closed (a closing session detaches a submitted job)
         self._error: str | None = None
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
@@ -81,7 +82,13 @@ class Operation:
             return
         with self._changed:
             self._source = source
+            stopped = self.status in ("CANCELED", "CLOSED")
             self._changed.notify_all()
+        if stopped:  # closed while the statement was still being submitted (a client's Ctrl-C or SIGTERM): what it
+            # started (a query's rows, its job) is stopped now, as _stop would have stopped it
+            self._end(source, running=True, cancel_job=self._cancel_job)
+            self._done()
+            return
         if source.has_job:
             self._await_job(source)
         else:
@@ -177,10 +184,15 @@ class Operation:
                 return
             running = self.status not in TERMINAL
             self.status = status
+            self._cancel_job = cancel_job
             self._changed.notify_all()
             source = self._source
         if source is None:
-            return
+            return  # still being submitted: _run stops it when it has it
+        self._end(source, running=running, cancel_job=cancel_job)
+
+    @staticmethod
+    def _end(source: ResultSource, *, running: bool, cancel_job: bool) -> None:
         if source.has_job and not cancel_job:
             return  # detached: the rows of a submitted job (its id) are left to the job, which closing them ends
         source.close()

@@ -134,6 +134,15 @@ class LiveDisplay:
             self._handle.update(bundle, raw=True)
         self.redraws += 1
 
+    def fail(self, status: str) -> None:
+        """The query failed (its `[ERROR]` follows the display): the progress line must not stay. The rows received
+        before the failure stay, under `status`; with none, the display is emptied."""
+        if self.view.store.changes:
+            self.draw(status)
+        elif self._handle is not None:
+            self._handle.update({"text/plain": ""}, raw=True)
+            self._drawn = None
+
     def collapse(self, status: str) -> None:
         """Replace the table by its status line (the cell's value shows the table)."""
         note = self.view.note()
@@ -149,3 +158,8 @@ def status_line(count: int, *, finished: bool, streaming: bool, shown: int) -> s
     if finished:
         return tableau.streaming_footer(count) if streaming else tableau.batch_footer(count)
     return f"Running: received {count} {'row' if count == 1 else 'rows'} so far, showing {shown}"
+
+
+def failed_line(count: int) -> str:
+    """The status under the rows a query received before it failed (its `[ERROR]` is printed below)."""
+    return f"Failed after {count} {'row' if count == 1 else 'rows'}: the error is below"

@@ -18,7 +18,7 @@ from typing import Any, TextIO
 from flinklab.dbapi.connection import gateway_client
 from flinklab.errors import FlinklabError, UsageError
 from flinklab.flink.sql_split import split_statements, strip_comments
-from flinklab.notebook.display import CountingFold, LastChanges, LiveDisplay, View, status_line
+from flinklab.notebook.display import CountingFold, LastChanges, LiveDisplay, View, failed_line, status_line
 from flinklab.settings import Settings
 from flinklab.sqlclient.client import RUNTIME_MODE, guess_kind
 from flinklab.sqlclient.printer import Printer
@@ -218,8 +218,12 @@ class KernelSession:
             return outcome
         shell.stop_feed(result, thread, operation)
         outcome.count = view.store.changes
-        outcome.status = self._status(result, view, streaming)
-        live.draw(outcome.status)
+        if result.gone or result.error is not None:  # not "Running: ... so far" above the error, for ever
+            outcome.status = failed_line(outcome.count)
+            live.fail(outcome.status)
+        else:
+            outcome.status = self._status(result, view, streaming)
+            live.draw(outcome.status)
         if result.gone:
             url = self.url
             self.close()  # the next cell connects again

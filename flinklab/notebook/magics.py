@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,27 +30,27 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}.", f"Usage: {usage}")
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise ValueError(text)
-    return value
+def _whole_number(flag: str, minimum: int, what: str, example: int) -> Callable[[str], int]:
+    """An option's type: a whole number of at least `minimum`; anything else is one line saying what it must be
+    (a UsageError passes through argparse, whose own message would be `invalid <type name> value: '0'`)."""
 
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if value < minimum:
+            raise UsageError(f"%%flink: {flag} must be {what}, not {text!r}.", f"For example: {flag} {example}")
+        return value
 
-def _refresh(text: str) -> int:
-    value = int(text)
-    if value < MIN_REFRESH_MS:
-        raise ValueError(text)
-    return value
+    return parse
 
-
-_positive.__name__ = "a positive integer"
-_refresh.__name__ = f"milliseconds, at least {MIN_REFRESH_MS}"
 
 CELL = _Parser(prog="%%flink", add_help=False)
 CELL.add_argument("--display", choices=DISPLAYS[:3])
-CELL.add_argument("--max-rows", type=_positive, default=1000)
-CELL.add_argument("--refresh-ms", type=_refresh, default=500)
+CELL.add_argument("--max-rows", type=_whole_number("--max-rows", 1, "a positive whole number", 100), default=1000)
+CELL.add_argument("--refresh-ms", type=_whole_number(
+    "--refresh-ms", MIN_REFRESH_MS, f"a whole number of milliseconds, at least {MIN_REFRESH_MS}", 500), default=500)
 CELL.add_argument("--as", dest="as_name", metavar="NAME")
 CELL.add_argument("--init", type=Path, metavar="FILE")
 CELL.add_argument("--lab", metavar="LAB")

@@ -23,7 +23,16 @@ import nbformat
 import pytest
 from helpers.env import free_port
 from helpers.labtools import assert_fails_exactly
-from helpers.notebooks import NOTEBOOKS, code_notebook, jupyter_dirs, kernel_env, run_notebook, text, tracebacks
+from helpers.notebooks import (
+    NOTEBOOKS,
+    code_notebook,
+    jupyter_dirs,
+    kernel_env,
+    outputs,
+    run_notebook,
+    text,
+    tracebacks,
+)
 from jupyter_client.manager import start_new_kernel
 
 from flinklab.access import read_token
@@ -276,6 +285,26 @@ def test_errors_are_one_block_or_one_line_never_a_traceback(settings: Settings, 
     assert all(line.count("\n") == 1 for line in lines), lines
     assert "still here" in text(nb.cells[7], "result")  # a failed %flink_connect keeps the session it had
     assert read_token(settings.state_dir) != "not-the-token"
+
+
+def test_bad_numbers_are_one_line_and_a_failed_query_leaves_no_progress_line(settings: Settings) -> None:
+    nb = run_notebook(code_notebook([
+        "%load_ext flinklab.notebook",
+        "%%flink --max-rows 0\nSELECT 1",
+        "%%flink --refresh-ms 5\nSELECT 1",
+        "%%flink\nSET 'execution.runtime-mode' = 'batch';\nSELECT CAST('x' AS INT) AS bad",
+        "%%flink\nSET 'execution.runtime-mode' = 'batch';\nSELECT 'still here' AS s",
+    ]), settings)
+    assert tracebacks(nb) == []
+    assert text(nb.cells[1], "stderr") == ("%%flink: --max-rows must be a positive whole number, not '0'. "
+                                           "For example: --max-rows 100\n")
+    assert text(nb.cells[2], "stderr") == ("%%flink: --refresh-ms must be a whole number of milliseconds, at least "
+                                           "100, not '5'. For example: --refresh-ms 500\n")
+    failed = nb.cells[3]
+    assert "[ERROR] Could not execute SQL statement. Reason:" in text(failed, "stdout")
+    shown = [t for kind, t in outputs(failed) if kind in ("display", "result")]
+    assert "Running:" not in "".join(shown) and all(t == "" for t in shown), shown  # no row came: nothing shown
+    assert "still here" in text(nb.cells[4], "result")
 
 
 def test_a_gateway_that_goes_away_is_one_line_and_the_next_cell_reconnects(flink_cluster: Settings,

@@ -94,3 +94,29 @@ def test_the_status_long_poll_answers_when_the_operation_ends_not_when_its_wait_
     started = time.monotonic()
     operation.wait_ended(10)
     assert operation.status == "FINISHED" and time.monotonic() - started < 5
+
+
+class ClosableRows(StaticRows):
+    closed = False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_an_operation_closed_while_its_statement_is_submitted_stops_what_it_started() -> None:
+    """A client closed it (Ctrl-C, SIGTERM) before the statement had its result: the query's rows (and so its job)
+    are stopped once they are there, not left running with no operation to stop them."""
+    release = threading.Event()
+    source = ClosableRows([string_column("x")], [["1"]])
+
+    def submitting() -> StaticRows:
+        release.wait(10)
+        return source
+
+    operation = Operation(submitting, str).start()
+    assert operation.fetch(0)[0] == "NOT_READY"
+    operation.close()
+    assert not source.closed  # nothing to stop yet
+    release.set()
+    operation._thread.join(10)
+    assert source.closed and operation.status == "CLOSED"

@@ -34,6 +34,23 @@ def test_bad_cell_options_are_one_usage_error_naming_the_culprit(line: str, culp
     assert "\n" not in caught.value.message
 
 
+@pytest.mark.parametrize("line, message", [
+    ("--max-rows 0", "%%flink: --max-rows must be a positive whole number, not '0'."),
+    ("--max-rows=-3", "%%flink: --max-rows must be a positive whole number, not '-3'."),
+    ("--max-rows ten", "%%flink: --max-rows must be a positive whole number, not 'ten'."),
+    ("--refresh-ms 5", "%%flink: --refresh-ms must be a whole number of milliseconds, at least 100, not '5'."),
+    ("--refresh-ms 0.5", "%%flink: --refresh-ms must be a whole number of milliseconds, at least 100, not '0.5'."),
+])
+def test_number_options_say_what_they_must_be_in_one_line(line: str, message: str) -> None:
+    """Not argparse's `invalid a positive integer value: '0'` (its message names the type function)."""
+    with pytest.raises(UsageError) as caught:
+        parse_cell_line(line)
+    flag = line.split()[0].split("=")[0]
+    assert caught.value.message == message
+    assert caught.value.hint is not None and caught.value.hint.startswith(f"For example: {flag} ")
+    assert parse_cell_line(caught.value.hint.removeprefix("For example: ")) is not None  # the example is valid
+
+
 class Recorder:
     """IPython's display(), as far as LiveDisplay uses it: the first call makes a handle, updates go to it."""
 
@@ -77,6 +94,26 @@ def test_append_keeps_the_row_kind_and_notes_rows_dropped_beyond_max_rows() -> N
     table = View("update", COLUMNS, make_store("update", 2))
     table.store.apply([("+I", [str(i), "1"]) for i in range(5)])
     assert len(table.rows()) == 2 and "the oldest 3 rows were dropped" in table.bundle("done")["text/plain"]
+
+
+def test_a_failed_query_leaves_no_running_line_above_its_error() -> None:
+    """Before any row: the display is emptied; after some: they stay, under a line saying the query failed."""
+    view = View("table", COLUMNS, make_store("table", 10))
+    shown = Recorder()
+    live = LiveDisplay(view, shown)
+    live.draw("Running: received 0 rows so far, showing 0")
+    live.fail("Failed after 0 rows: the error is below")
+    assert shown.shown[-1] == {"text/plain": ""}
+    view = View("update", COLUMNS, make_store("update", 10))
+    shown = Recorder()
+    live = LiveDisplay(view, shown)
+    view.store.apply([("+I", ["gold", "1"]), ("+I", ["bronze", "1"])])
+    live.draw("Running: received 2 rows so far, showing 2")
+    live.fail("Failed after 2 rows: the error is below")
+    last = shown.shown[-1]
+    assert last["text/plain"].splitlines()[-1] == "Failed after 2 rows: the error is below"
+    assert "|   gold | 1 |" in last["text/plain"] and "Running" not in last["text/plain"] + last["text/html"]
+    assert len(shown.shown) == 2
 
 
 def test_single_shows_the_latest_value_large() -> None:

@@ -14,9 +14,10 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application import Application
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.lexers import PygmentsLexer
 from prompt_toolkit.styles import Style
@@ -35,6 +36,7 @@ from flinklab.sqlclient.shell.history import history_path, mend, open_history
 from flinklab.sqlclient.shell.keys import open_at_lines, prompt_bindings
 from flinklab.sqlclient.shell.lexer import FlinkSqlLexer, style_rules
 from flinklab.sqlclient.shell.views.base import ResultView
+from flinklab.sqlclient.signals import CLOSE_SECONDS, SignalGuard, Terminated
 
 MSG_QUIT = "[INFO] Exiting Flink SQL CLI Client..."
 COLOR_SCHEMA = "sql-client.display.color-schema"
@@ -82,6 +84,8 @@ class Shell:
         self.heartbeat: Heartbeat | None = None
         self.gone = False
         self.prompt: PromptSession[str] | None = None
+        self.screen_app: Application[None] | None = None  # the full-screen view's application while it shows
+        self.guard = SignalGuard()
         self._opened: tuple[str, list[str]] = ("", [""])  # the buffer's text and what is open at each line
 
     def say(self, text: str) -> None:
@@ -91,7 +95,24 @@ class Shell:
     # ---- lifecycle ----------------------------------------------------------------------------------------
 
     def run(self) -> ExitStatus:
-        """Welcome, set up the session, then read statements until QUIT/EXIT or Ctrl-D. The exit status."""
+        """Welcome, set up the session, then read statements until QUIT/EXIT or Ctrl-D. The exit status.
+
+        SIGTERM / SIGHUP end it as Flink's shell ends on them: Terminated (flinklab.sqlclient.signals) leaves the
+        prompt, a statement or a view, whose operation and then the session are closed on the way out."""
+        with SignalGuard(self._deliver) as self.guard:
+            self.guard.on_signal(lambda: self.executor.api.shorten_timeout(CLOSE_SECONDS))
+            return self._run()
+
+    def _deliver(self, terminated: Terminated) -> bool:
+        """From the signal handler: a running prompt or view is told to exit with `terminated` (an exception raised
+        through its event loop would leave the terminal as the application set it); True when one was."""
+        for app in (self.prompt.app if self.prompt is not None else None, self.screen_app):
+            if app is not None and app.is_running and app.loop is not None:
+                app.loop.call_soon_threadsafe(functools.partial(_exit_app, app, terminated))
+                return True
+        return False
+
+    def _run(self) -> ExitStatus:
         try:
             version = str(self.executor.api.info().get("version", "?"))
             path = history_path(self.options.history)
@@ -168,7 +189,9 @@ class Shell:
             except KeyboardInterrupt:
                 continue  # Ctrl-C on the prompt: the buffer is dropped
             except EOFError:
+                self.guard.check()  # a terminal that hung up ends the input too: SIGHUP's status, not Ctrl-D's
                 return self._quit(ctrl_d=True)  # Ctrl-D on an empty line
+            self.guard.check()  # a signal that came as the prompt returned: the statement is not run
             for statement in split_statements(mend(text)):
                 try:
                     if self.run_statement(statement) == "quit":
@@ -261,8 +284,12 @@ class Shell:
             return
         feeding = self.executor.feed(result, first, pages)
         try:
-            ViewScreen(result, view).run()
+            screen = ViewScreen(result, view)
+            self.screen_app = screen.app
+            screen.run()
+            self.guard.check()
         finally:
+            self.screen_app = None
             self.executor.stop_feed(result, feeding, operation)
         if result.gone:
             raise GatewayGone(self.options.gateway_url)
@@ -270,6 +297,17 @@ class Shell:
             self.executor.printer.error(result.error)
         else:  # Flink's Printer says it whenever the view is left, the query finished or not
             self.say(MSG_RESULT_QUIT)
+
+
+def _exit_app(app: Application[Any], terminated: Terminated) -> None:
+    """On the application's loop: exit it with `terminated`, unless it is already leaving (then the shell's next
+    `guard.check()` raises it); an application still starting (no future yet) is asked again a moment later."""
+    if not app.is_running or app.loop is None:
+        return
+    if app.future is None:
+        app.loop.call_later(0.05, _exit_app, app, terminated)
+    elif not app.future.done():
+        app.exit(exception=terminated)
 
 
 def run_shell(options: ShellOptions, out: TextIO | None = None) -> ExitStatus:

@@ -1,0 +1,111 @@
+"""SIGTERM and SIGHUP end `sql-client.sh` as Flink's client ends on them: the running operation and the session are
+closed on the gateway (so a query's job is cancelled, not left RUNNING until the gateway's idle timeout), then the
+process exits with the conventional status, 128 + the signal's number, printing nothing more.
+
+Flink's client does this from a JVM shutdown hook; here the signal is turned into an exception, `Terminated`, in the
+main thread (where Python runs signal handlers), so the `finally` blocks that already close the operation and the
+session on Ctrl-C run on the way out. `Terminated` is not a KeyboardInterrupt: nothing that treats Ctrl-C as "stop
+this statement, go on" (the shell's prompt, its statements) catches it, and no `Query terminated` line is printed.
+
+Closing must not hang on a gateway that does not answer: once a signal arrived, whatever has not ended after
+GRACE_SECONDS is ended with os._exit, and a second signal ends the process at once. Signals that arrive together
+(`timeout` signals the command and then its process group; a terminal's hangup reaches the whole foreground group)
+count as one.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+from types import FrameType
+
+#: The signals a guard turns into Terminated (SIGINT stays Python's KeyboardInterrupt: Ctrl-C's own path).
+SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+#: How long each clean-up call (close the operation, close the session) may wait on the gateway after a signal.
+CLOSE_SECONDS = 2.0
+#: After a signal, the process exits within this long whatever still waits.
+GRACE_SECONDS = 5.0
+#: A second signal within this long of the first is the same request to end (see the module's docstring).
+SAME_SIGNAL_SECONDS = 0.5
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived: end the process with `exit_status` once the gateway's session is closed.
+
+    A BaseException, as KeyboardInterrupt is, so that `except Exception` (a statement's error handling) lets it
+    through."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+    @property
+    def exit_status(self) -> int:
+        return 128 + self.signum
+
+
+class SignalGuard:
+    """While the `with` block runs on the main thread, SIGTERM and SIGHUP raise Terminated there (at once, in
+    whatever call the main thread waits on), after running the `on_signal` callbacks (e.g. shortening the gateway
+    client's timeout for the clean-up calls).
+
+    `deliver(terminated)` may take the delivery over (a running prompt_toolkit application is told to exit with it,
+    rather than having an exception raised through its event loop): when it returns True, nothing is raised by the
+    handler, and the block is expected to end with `check()`. If the block ends by another exception (or none)
+    after a signal arrived, `Terminated` is raised from `__exit__`: the process was told to end.
+
+    Meant for a process that ends on the signal: once one arrived, the process exits within GRACE_SECONDS. Outside
+    the main thread the guard does nothing (signal handlers can only be set there), and a signal the process was
+    started ignoring (`nohup`) stays ignored."""
+
+    def __init__(self, deliver: Callable[[Terminated], bool] | None = None, *, grace: float = GRACE_SECONDS):
+        self.deliver = deliver
+        self.grace = grace
+        self.received: Terminated | None = None
+        self._callbacks: list[Callable[[], None]] = []
+        self._previous: dict[int, object] = {}
+        self._at = 0.0
+
+    def on_signal(self, callback: Callable[[], None]) -> None:
+        """Run `callback` when the first signal arrives, before Terminated is raised (from the handler: keep it
+        short and non-blocking)."""
+        self._callbacks.append(callback)
+
+    def check(self) -> None:
+        """Raise Terminated if a signal arrived (for a `deliver` that did not raise it)."""
+        if self.received is not None:
+            raise self.received
+
+    def __enter__(self) -> SignalGuard:
+        if threading.current_thread() is threading.main_thread():
+            for signum in SIGNALS:
+                if signal.getsignal(signum) is signal.SIG_IGN:
+                    continue  # `nohup sql-client.sh ...`: a hangup was meant not to end it
+                self._previous[signum] = signal.signal(signum, self._handle)
+        return self
+
+    def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)  # type: ignore[arg-type]
+        self._previous.clear()
+        if self.received is not None and exc is not self.received:
+            raise self.received  # the block ended some other way (e.g. writing to a hung-up terminal failed)
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if self.received is not None:
+            if time.monotonic() - self._at < SAME_SIGNAL_SECONDS:
+                return  # the same request, delivered twice
+            os._exit(128 + signum)  # asked again while closing: now
+        self.received = Terminated(signum)
+        self._at = time.monotonic()
+        watchdog = threading.Timer(self.grace, os._exit, (self.received.exit_status,))
+        watchdog.daemon = True
+        watchdog.start()
+        for callback in self._callbacks:
+            callback()
+        if self.deliver is not None and self.deliver(self.received):
+            return
+        raise self.received
