@@ -93,9 +93,19 @@ public class FlinklabWorker {
         });
     }
 
-    private Object run(Callable task) throws Throwable {
+    // set by shutdown(): a call still queued then does nothing (the session is closed)
+    private volatile boolean closing = false;
+
+    private Object run(final Callable task) throws Throwable {
         try {
-            return executor.submit(task).get();
+            return executor.submit(new Callable() {
+                public Object call() throws Exception {
+                    if (closing) {
+                        throw new IllegalStateException("The session is closed.");
+                    }
+                    return task.call();
+                }
+            }).get();
         } catch (ExecutionException e) {
             throw e.getCause();
         }
@@ -151,9 +161,24 @@ public class FlinklabWorker {
         });
     }
 
+    /**
+     * Ends the session's thread. A statement being submitted right now is let finish (for at most SHUTDOWN_WAIT
+     * seconds) rather than interrupted: interrupted, its job could reach the cluster with no result left to cancel
+     * it (a client's SIGTERM or Ctrl-C as its query starts); finished, the operation closed meanwhile cancels it.
+     */
     public void shutdown() {
-        executor.shutdownNow();
+        closing = true;
+        executor.shutdown();
+        try {
+            executor.awaitTermination(SHUTDOWN_WAIT, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            executor.shutdownNow();
+        }
     }
+
+    private static final long SHUTDOWN_WAIT = 10;
 }
 
 /**
