@@ -17,7 +17,6 @@ import contextlib
 import dataclasses
 import shutil
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -31,6 +30,7 @@ from flinklab.lab_api import Lab, Step
 from flinklab.settings import Settings
 from flinklab.usecases.check import grade_lab
 from flinklab.usecases.grade_sandbox import REFUSED_HINT, Sandbox
+from flinklab.usecases.run_timeout import ClientFactory, StepClock
 
 if TYPE_CHECKING:
     from flinklab.sqlclient.client import SqlClient
@@ -108,7 +108,6 @@ def not_gradable(lab: Lab, submission: Submission, learner: str) -> GradeResult 
     return GradeResult(lab=lab.name, gradable=False, message=message, learner=learner)
 
 
-ClientFactory = Callable[[], "SqlClient"]
 
 
 @contextlib.contextmanager
@@ -194,28 +193,15 @@ def _run_one(settings: Settings, lab: Lab, step: Step, root: Path, client_for: C
     return StepOutcome(step.id, step_run.status, seconds, step_run.error)
 
 
-class _StepClock:
-    """The step's timeout: from its first statement to its end (the run's progress says both), the step's client
-    is aborted when it runs out; what the run does after the step (report.json, job durations) is not timed."""
+class _StepClock(StepClock):
+    """The step's timeout as a progress listener of the run: from its first statement to its end (the run's
+    progress says both); what the run does after the step (report.json, job durations) is not timed."""
 
     def __init__(self, step: Step, timeout: float, client: SqlClient):
-        self.step, self.timeout, self.client = step, timeout, client
-        self.expired = False
-        self._lock = threading.Lock()
-        self._timer: threading.Timer | None = None
-
-    def _expire(self) -> None:
-        with self._lock:
-            if self._timer is None:
-                return  # the step ended first
-            self.expired = True
-        self.client.abort(lambda: StepTimedOut(self.step, self.timeout))
+        super().__init__(step, timeout, client, error=lambda: StepTimedOut(step, timeout))
 
     def step_started(self, step: Step) -> None:
-        with self._lock:
-            self._timer = threading.Timer(self.timeout, self._expire)
-            self._timer.daemon = True
-            self._timer.start()
+        self.start()
 
     def statement_started(self, step: Step, index: int, statement: str) -> None: ...
 
@@ -223,12 +209,6 @@ class _StepClock:
 
     def step_finished(self, run: object) -> None:
         self.stop()
-
-    def stop(self) -> None:
-        with self._lock:
-            timer, self._timer = self._timer, None
-        if timer is not None:
-            timer.cancel()
 
 
 def _run_steps(settings: Settings, lab: Lab, roots: dict[str, Path], client_for: ClientFactory, timeout: float,

@@ -40,10 +40,12 @@ class StepTimedOut(FlinklabError):
 
 class StepClock:
     """One step's timeout, from `start()` to `stop()`: when it runs out, the step's client is aborted with
-    StepTimedOut (`expired` says so)."""
+    `error()` (default StepTimedOut; `expired` says so). `flinklab grade` uses it too."""
 
-    def __init__(self, step: Step, seconds: float, client: SqlClient):
+    def __init__(self, step: Step, seconds: float, client: SqlClient,
+                 error: Callable[[], BaseException] | None = None):
         self.step, self.seconds, self.client = step, seconds, client
+        self.error = error or (lambda: StepTimedOut(step, seconds))
         self.expired = False
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
@@ -53,7 +55,7 @@ class StepClock:
             if self._timer is None:
                 return  # the step ended first
             self.expired = True
-        self.client.abort(lambda: StepTimedOut(self.step, self.seconds))
+        self.client.abort(self.error)
 
     def start(self) -> None:
         with self._lock:
