@@ -83,7 +83,7 @@ def test_every_backend_implements_the_whole_interface(name: str) -> None:
     cls = registry.backend_class(name)
     members = _interface_members()
     assert members == {"name", "Details", "reads_local_data", "owns_cluster", "mutual_tls", "usable", "up", "down",
-                       "status", "follow_logs"}
+                       "status", "follow_logs", "settling"}
     for member in members:
         assert hasattr(cls, member), f"{name} lacks {member}"
     assert issubclass(cls.Details, BackendDetails) and cls.Details is not BackendDetails

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,23 +36,31 @@ PLAN_STALE = "plans: compiled from the current SQL and Flink version"
 @dataclass(frozen=True)
 class Mistake:
     id: str
-    step: str | None  # the step re-run after the change; None: nothing to run
+    step: str | None  # the step re-run after the change; None: nothing to run; "*": every step
     #: check name -> a text its hint must contain
     fails: dict[str, str]
     apply: Callable[[Path], None] | None = None  # change the workspace directly
+    after: Callable[[Path, Path], None] | None = None  # change the workspace after the run (workspace, snapshot)
     #: checks that fail in some runs and pass in others, for a reason outside the query (check name -> a text its
     #: hint must contain when it fails)
     may_fail: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def _touch_ddl(workspace: Path) -> None:
-    # The learner changes a table in ddl.sql after compiling the plans: the plans no longer describe the current
-    # tables (an edit that leaves the tables as they were, e.g. a comment, keeps them fresh).
+    # The learner changes a table in ddl.sql after compiling the plans and runs the lab again, then puts the old plan
+    # files back (or ran plans.sql by hand, where COMPILE PLAN refused to overwrite them): they no longer describe
+    # the current tables (an edit that leaves the tables as they were, e.g. a comment, keeps them fresh). Without the
+    # run, every step is stale: test_ddl_edited_after_the_run.
     ddl = workspace / "ddl.sql"
     text = ddl.read_text(encoding="utf-8")
     changed = text.replace("'format' = 'csv'", "'format' = 'csv', 'csv.ignore-parse-errors' = 'true'", 1)
     assert changed != text
     ddl.write_text(changed, encoding="utf-8")
+
+
+def _old_plans_back(workspace: Path, snapshot: Path) -> None:
+    for plan in snapshot.glob("*-plan.json"):
+        shutil.copy2(plan, workspace / plan.name)
 
 
 def _report_from_all_rows(workspace: Path) -> None:
@@ -67,7 +76,7 @@ def _report_from_all_rows(workspace: Path) -> None:
 # The SQL mistakes are the lab's own (sql/joins/mistakes/, run by tests/live/test_lab_conformance.py); these two
 # change the workspace instead of a step's SQL.
 MISTAKE_CASES = [
-    Mistake("stale plan file", None, {PLAN_STALE: "stale plan"}, apply=_touch_ddl),
+    Mistake("stale plan file", "*", {PLAN_STALE: "stale plan"}, apply=_touch_ddl, after=_old_plans_back),
     Mistake("report from intermediate rows", None, {"report: matched_orders": "intermediate rows"},
             apply=_report_from_all_rows),
 ]
@@ -107,9 +116,29 @@ def test_mistake_fails_exactly_its_checks(solved, sql_client, mistake: Mistake):
         if mistake.apply:
             mistake.apply(workspace)
         if mistake.step:
-            run_lab(settings, LAB, only=mistake.step, client=sql_client)
+            run_lab(settings, LAB, only=None if mistake.step == "*" else mistake.step, client=sql_client)
+        if mistake.after:
+            mistake.after(workspace, snapshot)
         report = grade_lab(settings, LAB)
         assert_fails_exactly({r.name: r for r in report.failures}, mistake.fails, mistake.may_fail)
+    finally:
+        restore(workspace, snapshot)
+
+
+def test_ddl_edited_after_the_run_makes_every_step_stale(solved):
+    # A table changed in ddl.sql after the run: every output came from the old tables, so every step's checks fail
+    # with the one line naming ddl.sql and the command that runs the step again; nothing else is judged.
+    settings, snapshot = solved
+    workspace = settings.workspace("joins")
+    try:
+        _touch_ddl(workspace)
+        report = grade_lab(settings, LAB)
+        # report.json is written from the outputs by `flinklab run`, not by a step: it holds up
+        stepped = [r for r in report.results if r.step and not r.name.startswith("report:")]
+        assert stepped and [r.name for r in stepped if r.passed] == []
+        for r in stepped:
+            assert r.message == f"ddl.sql was changed after {r.step}.out was written: run the step again.", r
+            assert f"flinklab run joins --only {r.step}" in r.hint, r.hint
     finally:
         restore(workspace, snapshot)
 
