@@ -90,8 +90,17 @@ def port_is_free(host: str, port: int) -> bool:
     return True
 
 
+_HANDED_OUT: set[int] = set()
+
+
 def free_port(host: str) -> int:
-    """A port on `host` nothing holds right now (the kernel's pick)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
+    """A port on `host` nothing holds right now (the kernel's pick), never one this process was given before: the
+    kernel may hand a closed port out again, and a cluster asks for its ports one after another before binding any."""
+    for _ in range(64):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.bind((host, 0))
+            port = s.getsockname()[1]
+        if port not in _HANDED_OUT:
+            break
+    _HANDED_OUT.add(port)
+    return port

@@ -157,6 +157,7 @@ def _embedded_gateway(settings: Settings, rest_url: str, say: Callable[[str], No
 def _booted_cluster(settings: Settings, lab: Lab, say: Callable[[str], None], scratch: Path) -> Iterator[Settings]:
     """A local cluster and gateway of this run only (private state dir, free ports), stopped after it."""
     from flinklab.flink.procs import free_port
+    from flinklab.flink.waiting import ClusterStartError
     from flinklab.usecases.cluster import bring_down, bring_up
     from flinklab.usecases.provision import lab_data_files
 
@@ -165,7 +166,12 @@ def _booted_cluster(settings: Settings, lab: Lab, say: Callable[[str], None], sc
         rest_port=free_port(settings.bind_host), gateway_port=free_port(settings.bind_host))
     say("no cluster is running: starting a local one for this grading")
     try:
-        bring_up(booted, lambda event: say(str(event)), data_files=lab_data_files(), with_gateway=False)
+        try:
+            bring_up(booted, lambda event: say(str(event)), data_files=lab_data_files(), with_gateway=False)
+        except ClusterStartError as exc:
+            for line in exc.log_tail:  # the log dies with the scratch dir: its last lines are the only trace
+                say(f"  {line}")
+            raise
         yield booted
     finally:
         with contextlib.suppress(FlinklabError):
