@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import pwd
+import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +24,19 @@ from helpers import env
 from helpers.env import free_port, make_settings, wait_for_warm_up
 
 from flinklab.settings import Settings
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _hangups_delivered() -> Iterator[None]:
+    """A suite started under `nohup` (or by a CI runner that ignores SIGHUP) passes the ignored hangup on to every
+    process a test starts, and sql-client.sh keeps an inherited SIG_IGN on purpose (`nohup sql-client.sh ...`): the
+    tests that hang a client up would then wait for nothing. Processes the tests start see SIGHUP as a terminal
+    delivers it; the nohup case is tested on its own (tests/unit/test_client_signals.py sets SIG_IGN itself)."""
+    previous = signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGHUP, previous)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import http.client
 import json
 import re
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -34,6 +35,10 @@ SAVEPOINT_KEYS = ("execution.checkpointing.savepoint-dir", "state.savepoints.dir
 #: `client.timeout`'s default (ClientOptions.CLIENT_TIMEOUT, 1 min): how long a savepoint may take.
 CLIENT_TIMEOUT_SECONDS = 60.0
 _POLL_SECONDS = 0.1
+#: A task's states from its deployment until its operators are open, and before its deployment (settle_before_cancel)
+_OPENING = frozenset({"DEPLOYING", "INITIALIZING"})
+_PENDING = frozenset({"CREATED", "SCHEDULED"})
+_SETTLE_POLL_SECONDS = 0.05
 
 
 class ClusterActionError(Exception):
@@ -118,6 +123,30 @@ class ClusterJobs:
 
     def cancel(self, job_id: str) -> None:
         self._call("PATCH", f"/jobs/{job_id}?mode=cancel")
+
+    def settle_before_cancel(self, job_id: str, opening: float = 10.0, pending: float = 2.0) -> None:
+        """Return once cancelling the job cannot kill a TaskManager: none of its tasks is being deployed or opened
+        (waiting at most `opening` seconds), nor about to be (`pending` seconds: a task waiting for a slot may wait
+        long). A cancel that reaches a task before its operators opened closes a collect sink that never opened,
+        and Flink 2.2 takes the sink's NullPointerException for a fatal error: the TaskManager exits, failing every
+        job on it (FLINK-39330; seen as a Ctrl-C or a SIGTERM at the moment a query starts). A job that is not
+        running, or a cluster that does not answer, returns at once."""
+        started = time.monotonic()
+
+        def settled() -> bool:
+            try:
+                job = self._call("GET", f"/jobs/{job_id}")
+            except (ClusterActionError, RestUnavailable):
+                return True
+            if job.get("state") != "RUNNING":
+                return True
+            states = {state for vertex in job.get("vertices", [])
+                      for state, count in (vertex.get("tasks") or {}).items() if count}
+            if states & _OPENING:
+                return False
+            return not states & _PENDING or time.monotonic() - started > pending
+
+        Wait(f"job {job_id}'s tasks to open", opening, _SETTLE_POLL_SECONDS).poll(settled)
 
     def stop_with_savepoint(self, job_id: str, drain: bool, directory: str | None,
                             timeout: float = CLIENT_TIMEOUT_SECONDS) -> str:

@@ -36,12 +36,13 @@ class Operation:
     """A statement running (or run) in a session."""
 
     def __init__(self, work: Callable[[], ResultSource], describe_error: Callable[..., str],
-                 on_done: Callable[[], None] | None = None):
+                 on_done: Callable[[], None] | None = None, settle_job: Callable[[str], None] | None = None):
         self.handle = str(uuid.uuid4())
         self.status = "PENDING"
         self._work = work
         self._describe_error = describe_error
         self._on_done = on_done
+        self._settle_job = settle_job  # before a job is cancelled (ClusterJobs.settle_before_cancel)
         self._source: ResultSource | None = None
         self._cancel_job = True  # how the operation was closed (a closing session detaches a submitted job)
         self._error: str | None = None
@@ -191,10 +192,12 @@ class Operation:
             return  # still being submitted: _run stops it when it has it
         self._end(source, running=running, cancel_job=cancel_job)
 
-    @staticmethod
-    def _end(source: ResultSource, *, running: bool, cancel_job: bool) -> None:
+    def _end(self, source: ResultSource, *, running: bool, cancel_job: bool) -> None:
         if source.has_job and not cancel_job:
             return  # detached: the rows of a submitted job (its id) are left to the job, which closing them ends
+        if self._settle_job is not None and source.job_id and (running or not source.finished()):
+            with contextlib.suppress(Exception):  # closing goes on whatever the cluster answers
+                self._settle_job(source.job_id)  # a job cancelled as its tasks open takes a TaskManager with it
         source.close()
         if running and source.has_job:
             with contextlib.suppress(Exception):

@@ -186,11 +186,14 @@ class GatewayService:
                         else:
                             session.conf[key] = value
 
-        operation = Operation(work, lambda exc: error_text(self.jvm, exc))
+        operation = Operation(work, lambda exc: error_text(self.jvm, exc), settle_job=self._settle_job)
         handle_of.append(operation)
         with self._lock:
             self._operations.setdefault(handle, {})[operation.handle] = operation
         return operation.start()
+
+    def _settle_job(self, job_id: str) -> None:
+        ClusterJobs(self.config.cluster_rest(self.config.cluster_url(), timeout=5)).settle_before_cancel(job_id)
 
     def operation(self, handle: str, operation_handle: str) -> Operation:
         self.session(handle)

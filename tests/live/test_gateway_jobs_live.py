@@ -240,6 +240,33 @@ def test_stop_job_cancels_or_takes_a_savepoint_where_the_session_says(http: http
     assert wait_state(cluster, job_id, ("CANCELED", "FINISHED", "FAILED")) == "CANCELED"
 
 
+def test_a_query_closed_as_its_job_starts_is_cancelled_and_the_taskmanagers_live_on(http: httpx.Client,
+                                                                                     cluster: FlinkRest) -> None:
+    # A client that closes a query the moment its job exists (Ctrl-C, SIGTERM, a step's time-out): a cancel that
+    # reaches a task before its collect sink opened made Flink 2.2's TaskManager exit on the sink's
+    # NullPointerException (FLINK-39330), failing every job on it; the gateway cancels once the tasks are open.
+    gateway = Gateway(http)
+    gateway.run(UNBOUNDED[0])
+    taskmanagers = {tm["id"] for tm in cluster.taskmanagers()}
+    cancelled = []
+    for _ in range(6):
+        before = {job.job_id for job in cluster.jobs()}
+        query = "SELECT MOD(id, 3) AS k, COUNT(*) AS n FROM endless GROUP BY MOD(id, 3)"
+        response = http.post(f"/v3/sessions/{gateway.session}/statements", json={"statement": query})
+        operation = response.json()["operationHandle"]
+        deadline = time.monotonic() + 120
+        while not (new := {job.job_id for job in cluster.jobs()} - before):
+            assert time.monotonic() < deadline, "the query's job never appeared"
+            time.sleep(0.01)
+        closed = http.delete(f"/v3/sessions/{gateway.session}/operations/{operation}/close")
+        assert closed.status_code == 200, closed.text
+        cancelled.append(new.pop())
+    for job_id in cancelled:
+        assert wait_state(cluster, job_id, ("CANCELED", "FAILED", "FINISHED"), timeout=60) == "CANCELED", job_id
+    assert {tm["id"] for tm in cluster.taskmanagers()} == taskmanagers
+    assert gateway.rows("SELECT 1") == [[1]]  # and the cluster still runs queries
+
+
 # ---- from the clients ---------------------------------------------------------------------------------------------
 
 def sql_client_sh() -> str:
