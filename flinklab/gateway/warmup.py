@@ -60,7 +60,9 @@ STREAMING: tuple[str, ...] = (
     "SELECT a.id, r.rate, a.amount * r.rate AS converted FROM flinklab_warm_a AS a "
     "JOIN flinklab_warm_rates FOR SYSTEM_TIME AS OF a.ts AS r ON a.k = r.k",
 )
-BATCH: tuple[str, ...] = ("SELECT k, COUNT(*) AS n FROM flinklab_warm_a GROUP BY k",)
+BATCH: tuple[str, ...] = ("SELECT k, COUNT(*) AS n FROM flinklab_warm_a GROUP BY k",
+                          "SELECT 'all' AS t, COUNT(*) AS n FROM flinklab_warm_a UNION ALL "
+                          "SELECT 'some', COUNT(*) FROM flinklab_warm_b WHERE amount > 0")
 
 #: The cluster's warm-up jobs, over a CSV file the TaskManagers read (`warm_up_rows`, in the data dir flink-up
 #: gives): a streaming GROUP BY, then a batch one, both through the collect sink every query uses, so the first
@@ -71,6 +73,10 @@ CSV_TABLE = ("CREATE TEMPORARY TABLE flinklab_warm_rows (k INT, v BIGINT) WITH (
 CLUSTER_TABLE = ("CREATE TEMPORARY TABLE flinklab_warm_rows (k INT, v BIGINT) WITH ('connector' = 'datagen', "
                  "'number-of-rows' = '200', 'fields.k.min' = '1', 'fields.k.max' = '5')")
 CLUSTER_QUERY = "SELECT k, COUNT(*) AS n, SUM(v) AS total FROM flinklab_warm_rows GROUP BY k"
+#: The batch job: counts over the CSV file, one of them filtered, in a UNION ALL: what a lab's first batch step does
+#: (the joins lab's `count`: a COUNT(*) per table), whose global aggregation is other code than a GROUP BY's
+CLUSTER_BATCH_QUERY = ("SELECT 'all' AS t, COUNT(*) AS n FROM flinklab_warm_rows UNION ALL "
+                       "SELECT 'some', COUNT(*) FROM flinklab_warm_rows WHERE k > 2")
 #: The warm-up file's name in the data dir, and its rows
 WARM_UP_FILE = "flinklab-warm-up.csv"
 
@@ -182,7 +188,7 @@ def warm_cluster(jvm: Jvm, cluster_conf: Mapping[str, str], timeout: float = 120
                 for mode in modes:
                     traffic.wait_quiet()
                     session.set("execution.runtime-mode", mode)
-                    sources.append(session.execute(CLUSTER_QUERY))
+                    sources.append(session.execute(CLUSTER_BATCH_QUERY if mode == "batch" else CLUSTER_QUERY))
             for source in sources:
                 _read_all(source, timeout)
         finally:

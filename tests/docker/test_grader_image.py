@@ -20,7 +20,9 @@ from helpers.grade_class import KINDS, submission
 
 pytestmark = pytest.mark.docker
 
-STEP_TIMEOUT = 60  # grade's default: the unbounded query is cancelled after it (a loaded machine needs it)
+#: the unbounded query is cancelled after it; a reference step takes 1-3 s in the image (a whole grading, the
+#: cluster's start included, about 21 s), so this leaves a loaded machine room and the unbounded case 40 s less wait
+STEP_TIMEOUT = 20
 
 
 @pytest.fixture(scope="module")
@@ -84,8 +86,13 @@ def _feedback(test: dict, layout: str) -> str:
     return test["output"] if layout == "gradescope" else test["message"]
 
 
-@pytest.mark.parametrize("layout", ["gradescope", "prairielearn"])
-@pytest.mark.parametrize("kind", KINDS)
+#: Every kind in one layout at least; the reference, an unbounded query, an empty submission and the attack in both
+#: (what the layouts change is where the files are and what results.json holds, which these exercise)
+CASES = [(kind, layout) for kind in KINDS for layout in ("gradescope", "prairielearn")
+         if (kind, layout) not in {("mistake", "prairielearn"), ("forged", "gradescope")}]
+
+
+@pytest.mark.parametrize("kind, layout", CASES, ids=[f"{k}-{layout}" for k, layout in CASES])
 def test_the_image_grades_the_class(docker_client, grader_image, tmp_path, layout, kind):
     sub = submission(kind, tmp_path / "submission")
     for path in [sub, *sub.rglob("*")]:
