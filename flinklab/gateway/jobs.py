@@ -126,11 +126,11 @@ class ClusterJobs:
 
     def settle_before_cancel(self, job_id: str, opening: float = 10.0, pending: float = 2.0) -> None:
         """Return once cancelling the job cannot kill a TaskManager: none of its tasks is being deployed or opened
-        (waiting at most `opening` seconds), nor about to be (`pending` seconds: a task waiting for a slot may wait
-        long). A cancel that reaches a task before its operators opened closes a collect sink that never opened,
-        and Flink 2.2 takes the sink's NullPointerException for a fatal error: the TaskManager exits, failing every
-        job on it (FLINK-39330; seen as a Ctrl-C or a SIGTERM at the moment a query starts). A job that is not
-        running, or a cluster that does not answer, returns at once."""
+        (waiting at most `opening` seconds), nor are all about to be (`pending` seconds: a task waiting for a slot
+        may wait long). A cancel that reaches a task before its operators opened closes a collect sink that never
+        opened, and Flink 2.2 takes the sink's NullPointerException for a fatal error: the TaskManager exits,
+        failing every job on it (FLINK-39330; seen as a Ctrl-C or a SIGTERM at the moment a query starts). A job
+        that is not running, or a cluster that does not answer, returns at once."""
         started = time.monotonic()
 
         def settled() -> bool:
@@ -144,7 +144,9 @@ class ClusterJobs:
                       for state, count in (vertex.get("tasks") or {}).items() if count}
             if states & _OPENING:
                 return False
-            return not states & _PENDING or time.monotonic() - started > pending
+            # all waiting: about to deploy together (a streaming job); some ran already: a batch job's later
+            # stage, waiting for an earlier one's end, which may be long
+            return not states <= _PENDING or time.monotonic() - started > pending
 
         Wait(f"job {job_id}'s tasks to open", opening, _SETTLE_POLL_SECONDS).poll(settled)
 
