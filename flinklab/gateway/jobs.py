@@ -134,14 +134,15 @@ class ClusterJobs:
         started = time.monotonic()
 
         def settled() -> bool:
+            # /jobs/overview, not /jobs/:id: the JobManager caches the latter's answer for seconds
+            # (web.refresh-interval), so asking it here would show the job RUNNING for that long after the cancel
             try:
-                job = self._call("GET", f"/jobs/{job_id}")
+                job = next((j for j in self.list_jobs() if j.get("jid") == job_id), None)
             except (ClusterActionError, RestUnavailable):
                 return True
-            if job.get("state") != "RUNNING":
+            if job is None or job.get("state") != "RUNNING":
                 return True
-            states = {state for vertex in job.get("vertices", [])
-                      for state, count in (vertex.get("tasks") or {}).items() if count}
+            states = {state.upper() for state, count in (job.get("tasks") or {}).items() if count and state != "total"}
             if states & _OPENING:
                 return False
             # all waiting: about to deploy together (a streaming job); some ran already: a batch job's later
