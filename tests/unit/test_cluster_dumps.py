@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from flinklab.cluster import local_cds
 from flinklab.cluster.local_cds import class_list, start_dump, stop_dumps
 from flinklab.flink.procs import find_processes, process_args
 from flinklab.flink.waiting import Wait
@@ -14,7 +15,10 @@ def _dumpers(cds: Path) -> list[int]:
     return find_processes(lambda pid: str(cds) in " ".join(process_args(pid) or []))
 
 
-def test_flink_down_ends_a_dumper_that_waits_for_its_list_and_leaves_nothing(tmp_path: Path) -> None:
+def test_flink_down_ends_a_dumper_that_waits_for_its_list_and_leaves_nothing(tmp_path: Path, monkeypatch) -> None:
+    # the dumper looks at its list every LIST_QUIET s and dumps once it stopped growing: 30 s here, so that a test
+    # process stalled for seconds on a loaded machine (seen in CI) does not let it go on before it was seen waiting
+    monkeypatch.setattr(local_cds, "LIST_QUIET", 30)
     cds = tmp_path / "cds"
     cds.mkdir()
     archive = cds / "jobmanager-abc.jsa"
