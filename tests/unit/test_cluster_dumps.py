@@ -26,12 +26,15 @@ def test_flink_down_ends_a_dumper_that_waits_for_its_list_and_leaves_nothing(tmp
     assert start_dump(archive, "/bin/false", ["/bin/false", "-classpath", "/nowhere.jar", "Main"])
     listing = class_list(archive)
 
-    def waiting() -> list[int]:
+    pid = int((cds / "jobmanager-abc.dumper").read_text())  # the dumper's shell, as flink-down finds it
+
+    def waiting() -> bool:
         with listing.open("a") as out:  # a list that grows keeps its dumper waiting
             out.write("java/lang/String\n")
-        return _dumpers(cds)
+        return str(cds) in " ".join(process_args(pid) or [])
 
-    assert Wait("the dumper", 30, 0.2).poll(waiting), "a dumper waits until the list stops growing"
+    assert Wait("the dumper", 30, 0.2).poll(waiting), (
+        f"a dumper waits until the list stops growing; its log: {(cds / 'jobmanager-abc.log').read_text()!r}")
     assert not start_dump(archive, "/bin/false", ["/bin/false", "-classpath", "/nowhere.jar", "Main"])  # one only
     assert stop_dumps(cds) == 1
     assert _dumpers(cds) == []
