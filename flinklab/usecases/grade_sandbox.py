@@ -5,7 +5,8 @@ The grader reruns a submission it does not trust; its statements run in the gate
 there) and on the TaskManagers (a `filesystem` table reads there). A statement is refused when it
 
 - loads code: `ADD JAR`, `REMOVE JAR`, `CREATE FUNCTION` (a Java, Scala or Python UDF), `CREATE CATALOG`,
-  `LOAD MODULE`; or reaches a service: `CREATE MODEL`, `CREATE CONNECTION`;
+  `ALTER CATALOG`, `LOAD MODULE`, `CALL` (a catalog's stored procedure); or reaches a service: `CREATE MODEL`,
+  `CREATE CONNECTION`;
 - names a path outside the lab's data files and the private workspace: any string literal that is a path or a URI
   (`/etc/passwd`, `file:///...`, `hdfs://...`, in a WITH clause, an `OPTIONS` hint, `ALTER TABLE ... SET`), any
   option value holding a `/`, a relative path in a path option (it resolves against a JVM's working directory);
@@ -51,7 +52,8 @@ _REFUSED_STATEMENTS = (
     (re.compile(r"^\s*(ADD|REMOVE)\s+JAR\b", re.I), "ADD JAR / REMOVE JAR loads code into the grader"),
     (re.compile(r"^\s*(CREATE|ALTER)\s+(OR\s+REPLACE\s+)?(TEMPORARY\s+)?(SYSTEM\s+)?FUNCTION\b", re.I),
      "a user-defined function runs code of the submission's choosing in the grader"),
-    (re.compile(r"^\s*CREATE\s+CATALOG\b", re.I), "a catalog of its own reaches outside the lab"),
+    (re.compile(r"^\s*(CREATE|ALTER)\s+CATALOG\b", re.I), "a catalog of its own reaches outside the lab"),
+    (re.compile(r"^\s*CALL\b", re.I), "CALL runs a catalog's stored procedure, code the lab does not use"),
     (re.compile(r"^\s*LOAD\s+MODULE\b", re.I), "LOAD MODULE loads code into the grader"),
     (re.compile(r"^\s*(CREATE|ALTER)\s+(OR\s+REPLACE\s+)?(TEMPORARY\s+)?(SYSTEM\s+)?(MODEL|CONNECTION)\b", re.I),
      "a model or a connection reaches a service outside the lab"),
