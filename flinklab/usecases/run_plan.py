@@ -76,7 +76,8 @@ def prepare_run(settings: Settings, lab: Lab, *, solution: bool = False, only: s
     if not solution and not workspace.is_dir():
         raise UsageError(
             f"No workspace for {lab.name!r} at {workspace}.",
-            f"Write your SQL files there, or run the reference: `flinklab run {lab.name} --solution`.",
+            f"Write your SQL files there (or point --workspace at them), or run the reference: "
+            f"`flinklab run {lab.name} --solution`.",
         )
     # With --solution every file is installed first; what is skipped is known only after the install.
     skip_reason, missing = ({}, []) if solution else skip_reasons(lab, steps, workspace)
