@@ -48,7 +48,8 @@ class LiveProgress(RunProgress):
         self.steps = steps
         self.step_timeout = step_timeout
         self.state: dict[str, dict[str, Any]] = {
-            s.id: {"status": "[dim]waiting[/]", "jobs": [], "seconds": None, "started": None, "current": ""}
+            s.id: {"status": "[dim]waiting[/]", "jobs": [], "seconds": None, "started": None, "current": "",
+                   "job": None}
             for s in steps
         }
         # get_renderable: each refresh draws the table anew, so a running step's time goes on ticking
@@ -78,8 +79,8 @@ class LiveProgress(RunProgress):
                    if (st := self.state[step.id])["started"] is not None and st["seconds"] is None]
         if not running:
             return ""
-        parts = [f"{step_id} ({now - st['started']:.0f} s" + (f", {st['current']}" if st["current"] else "") + ")"
-                 for step_id, st in running]
+        parts = [f"{step_id} ({now - st['started']:.0f} s" + (f", {st['current']}" if st["current"] else "")
+                 + (f", Flink job {st['job']}" if st["job"] else "") + ")" for step_id, st in running]
         limit = f" (each is cancelled after {self.step_timeout:g} s)" if self.step_timeout is not None else ""
         return f"still running: {'; '.join(parts)}{limit}"
 
@@ -121,9 +122,16 @@ class LiveProgress(RunProgress):
         self.state[step.id]["current"] = f"#{index + 1} {first_line(statement)[:50]}"
         self._refresh()
 
+    def job_submitted(self, step: Step, job_id: str) -> None:
+        self.state[step.id]["job"] = job_id  # the running statement's, named while it runs (a piped run too)
+        if job_id not in self.state[step.id]["jobs"]:  # shown (and its Web UI link) while it runs
+            self.state[step.id]["jobs"].append(job_id)
+            self._refresh()
+
     def statement_finished(self, step: Step, outcome: Any) -> None:
+        self.state[step.id]["job"] = None
         job_id = getattr(outcome, "job_id", None)
-        if job_id:
+        if job_id and job_id not in self.state[step.id]["jobs"]:
             self.state[step.id]["jobs"].append(job_id)
         self._refresh()
 

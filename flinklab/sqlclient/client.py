@@ -75,6 +75,9 @@ class ScriptResult:
 class RunListener(Protocol):
     def statement_started(self, index: int, statement: str) -> None: ...
 
+    def job_submitted(self, job_id: str) -> None:
+        """The running statement's Flink job was submitted (it may run for long: a streaming query, an INSERT)."""
+
     def statement_finished(self, outcome: StatementOutcome) -> None: ...
 
 
@@ -252,7 +255,8 @@ class ClientSession:
                 printer.statement(statement)
             if listener is not None:
                 listener.statement_started(index, statement)
-            outcome = self.execute(statement, printer, interactive=interactive, init=init)
+            outcome = self.execute(statement, printer, interactive=interactive, init=init,
+                                   on_job=listener.job_submitted if listener is not None else None)
             result.statements.append(outcome)
             if listener is not None:
                 listener.statement_finished(outcome)
@@ -263,9 +267,10 @@ class ClientSession:
                 break
         return result
 
-    def execute(self, statement: str, printer: Printer, *, interactive: bool = False,
-                init: bool = False) -> StatementOutcome:
-        """Execute one statement and print its result (or the `[ERROR]` block)."""
+    def execute(self, statement: str, printer: Printer, *, interactive: bool = False, init: bool = False,
+                on_job: Callable[[str], None] | None = None) -> StatementOutcome:
+        """Execute one statement and print its result (or the `[ERROR]` block); `on_job` is told its Flink
+        job's id as soon as the job is submitted."""
         started = time.monotonic()
         kind = guess_kind(strip_comments(statement))
         outcome = StatementOutcome(statement=statement, kind=kind, ok=True, job_id=None, seconds=0.0)
@@ -277,7 +282,7 @@ class ClientSession:
             elif init:
                 self.api.configure_session(self.handle, statement)
             else:
-                self._execute(statement, printer, outcome, started, interactive)
+                self._execute(statement, printer, outcome, started, interactive, on_job)
             if kind in ("set", "reset"):
                 self._refresh_conf()
         except StatementFailed as exc:
@@ -291,11 +296,13 @@ class ClientSession:
         return outcome
 
     def _execute(self, statement: str, printer: Printer, outcome: StatementOutcome, started: float,
-                 interactive: bool) -> None:
+                 interactive: bool, on_job: Callable[[str], None] | None = None) -> None:
         operation = self.api.execute(self.handle, statement)
         pages = self.api.pages(self.handle, operation)
         try:
             first = next(p for p in pages if p.result_type != "NOT_READY")
+            if first.job_id is not None and on_job is not None:
+                on_job(first.job_id)
             if first.is_query:
                 outcome.kind = "query"
                 outcome.job_id = first.job_id

@@ -48,6 +48,9 @@ class RunProgress:
 
     def statement_started(self, step: Step, index: int, statement: str) -> None: ...
 
+    def job_submitted(self, step: Step, job_id: str) -> None:
+        """A statement of `step` submitted its Flink job (before it ends: a streaming query may run for long)."""
+
     def statement_finished(self, step: Step, outcome: Any) -> None: ...
 
     def step_finished(self, run: StepRun) -> None: ...
@@ -120,6 +123,9 @@ class _StepListener:
 
     def statement_started(self, index: int, statement: str) -> None:
         self.progress.statement_started(self.step, index, statement)
+
+    def job_submitted(self, job_id: str) -> None:
+        self.progress.job_submitted(self.step, job_id)
 
     def statement_finished(self, outcome: Any) -> None:
         self.progress.statement_finished(self.step, outcome)

@@ -189,6 +189,9 @@ class Recorder(RunProgress):
     def step_started(self, step):
         self.events.append(("start", step.id))
 
+    def job_submitted(self, step, job_id):
+        self.events.append(("job", step.id, job_id))
+
     def statement_finished(self, step, outcome):
         self.events.append(("statement", step.id, outcome.ok))
 
@@ -237,6 +240,9 @@ def test_run_lab_on_the_cluster(flink_cluster, sql_client, tmp_path):
     # progress saw every step in order; the shared client is still usable (not closed by run_lab)
     assert [e[1] for e in recorder.events if e[0] == "end"] == ["broken", "count", "rejected"]
     assert ("statement", "count", True) in recorder.events
+    # its job was told while the statement ran (a streaming step's job is shown while it runs), before it ended
+    counted = [e for e in recorder.events if e[1] == "count"]
+    assert counted[-3:] == [("job", "count", count.job_ids[0]), ("statement", "count", True), ("end", "count", True)]
 
     only = run_lab(settings, lab, only="count", client=sql_client)
     assert [s.step.id for s in only.steps] == ["count"] and only.ok

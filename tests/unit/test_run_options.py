@@ -155,14 +155,16 @@ def test_a_piped_run_says_which_steps_still_run(settings, capsys):
     with LiveProgress(settings, steps, 300, still_running_seconds=0.05) as progress:
         progress.step_started(steps[0])
         progress.statement_started(steps[0], 1, "SELECT window_start FROM TUMBLE(...)")
+        progress.job_submitted(steps[0], "4f1c0a7e9b2d4c6e8f0a1b2c3d4e5f60")
         time.sleep(0.3)
         while_running = capsys.readouterr().out
         progress.step_finished(StepRun(steps[0], settings.workspace("windows") / "tumble.out", ran=True, ok=True,
                                        seconds=0.3))
         time.sleep(0.2)
         after = capsys.readouterr().out
-    assert re.search(r"^still running: tumble \(0 s, #2 SELECT window_start FROM TUMBLE\(\.\.\.\)\) \(each is "
-                     r"cancelled after 300 s\)$", while_running, re.MULTILINE), while_running
+    assert re.search(r"^still running: tumble \(0 s, #2 SELECT window_start FROM TUMBLE\(\.\.\.\), Flink job "
+                     r"4f1c0a7e9b2d4c6e8f0a1b2c3d4e5f60\) \(each is cancelled after 300 s\)$", while_running,
+                     re.MULTILINE), while_running
     assert "hop" not in while_running  # never started
     assert "still running" not in after  # nothing runs: nothing said
 
