@@ -162,6 +162,24 @@ public class FlinklabWorker {
     }
 
     /**
+     * This session's thread as Linux names it: "NS PID/task/TID" (NS the JVM's PID namespace, from /proc/self/ns/pid;
+     * the rest from /proc/thread-self), so a Python process in the same namespace can lower its CPU priority (Java's
+     * own Thread.setPriority does nothing on Linux); "" where there is no /proc.
+     */
+    public String nativeThread() throws Throwable {
+        return (String) run(new Callable() {
+            public Object call() {
+                try {
+                    return java.nio.file.Files.readSymbolicLink(java.nio.file.Paths.get("/proc/self/ns/pid")) + " "
+                            + java.nio.file.Files.readSymbolicLink(java.nio.file.Paths.get("/proc/thread-self"));
+                } catch (Exception e) {
+                    return "";
+                }
+            }
+        });
+    }
+
+    /**
      * Ends the session's thread. A statement being submitted right now is let finish (for at most SHUTDOWN_WAIT
      * seconds) rather than interrupted: interrupted, its job could reach the cluster with no result left to cancel
      * it (a client's SIGTERM or Ctrl-C as its query starts); finished, the operation closed meanwhile cancels it.

@@ -9,6 +9,7 @@ own Java thread (FlinklabWorker), because the planner keeps per-thread state.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import time
@@ -190,6 +191,21 @@ class Session:
         """Plan and execute one statement, its result left unread (the warm-up's dry runs: nothing to read)."""
         tenv = self.env()
         self._worker.execute(tenv, self._parse_one(tenv, statement))
+
+    def lower_priority(self) -> bool:
+        """Give this session's Java thread the lowest CPU priority (nice 19: it runs when nothing else wants the
+        CPU), where the JVM shares this process's PID namespace (not a JVM in a container); True when done. Nice is
+        per thread on Linux, and a session's thread plans only its own statements."""
+        link = str(self._worker.nativeThread())  # "pid:[4026531836] 1234/task/5678"
+        namespace, _, thread = link.partition(" ")
+        tid = thread.rsplit("/", 1)[-1]
+        try:
+            if not tid.isdigit() or namespace != os.readlink("/proc/self/ns/pid"):
+                return False
+            os.setpriority(os.PRIO_PROCESS, int(tid), 19)
+        except OSError:
+            return False
+        return True
 
     def _remember_created_table(self, tenv: Any, operation: Any) -> None:
         """A CREATE/REPLACE TABLE ... AS SELECT: log its table as `SHOW CREATE TABLE` prints it, so a rebuilt

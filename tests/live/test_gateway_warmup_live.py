@@ -5,7 +5,11 @@ error; the planner's dry runs submit nothing; a query's fetches are paced by fli
 
 from __future__ import annotations
 
+import contextlib
 import json
+import threading
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,7 +18,8 @@ from flinklab.access import read_token
 from flinklab.cluster.base import resolve_rest_url
 from flinklab.environment import gateway
 from flinklab.flink.rest import FlinkRest
-from flinklab.gateway.warmup import JOB_NAME, WARM_UP_FILE, warm_planner, warm_up_rows
+from flinklab.gateway.session import Session
+from flinklab.gateway.warmup import DRY_TARGET, JOB_NAME, WARM_UP_FILE, warm_planner, warm_up_rows
 from flinklab.settings import Settings
 from flinklab.sqlclient.protocol import WARM_UP_PATH, GatewayClient, GatewayError, UnauthorizedError
 
@@ -131,3 +136,35 @@ def test_a_querys_fetches_are_paced_by_flinklabs_job_client(service: Any) -> Non
             source.close()
     finally:
         service.close_session(session.handle)
+
+
+def _threads(link: str) -> dict[int, tuple[str, int]]:
+    """The JVM's threads (the pid of a nativeThread link): tid -> (name as Linux keeps it, nice value)."""
+    pid = link.split(" ")[1].split("/")[0]
+    threads = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):  # a thread that ended meanwhile
+            name = (task / "comm").read_text().strip()
+            threads[int(task.name)] = (name, int((task / "stat").read_text().rsplit(")", 1)[1].split()[16]))
+    return threads
+
+
+def test_the_planners_warm_up_plans_at_the_lowest_cpu_priority_and_a_learners_session_does_not(
+        service: Any) -> None:
+    learner = Session(service.jvm, {"execution.target": DRY_TARGET})
+    try:
+        link = str(learner._worker.nativeThread())
+        own_tid = int(link.rsplit("/", 1)[-1])
+        seen: set[tuple[str, int]] = set()
+        done = threading.Event()
+        planning = threading.Thread(target=lambda: (warm_planner(service.jvm), done.set()))
+        planning.start()
+        while not done.is_set():  # the warm-up's session thread, while it plans
+            seen |= {each for tid, each in _threads(link).items() if tid != own_tid}
+            time.sleep(0.005)
+        planning.join()
+        assert ("flinklab-sessio", 19) in seen  # "flinklab-session-..." as Linux keeps a thread name (15 chars)
+        assert _threads(link)[own_tid] == ("flinklab-sessio", 0)  # nice is per thread: the learner's is untouched
+        learner.plan("SELECT 1")  # and it plans as before
+    finally:
+        learner.close()
