@@ -123,16 +123,13 @@ class LiveProgress(RunProgress):
         self._refresh()
 
     def job_submitted(self, step: Step, job_id: str) -> None:
-        self.state[step.id]["job"] = job_id  # the running statement's, named while it runs (a piped run too)
-        if job_id not in self.state[step.id]["jobs"]:  # shown (and its Web UI link) while it runs
-            self.state[step.id]["jobs"].append(job_id)
-            self._refresh()
+        """Every job of a step comes here first: shown (and its Web UI link) while it runs, a piped run names it."""
+        self.state[step.id]["job"] = job_id
+        self.state[step.id]["jobs"].append(job_id)
+        self._refresh()
 
     def statement_finished(self, step: Step, outcome: Any) -> None:
         self.state[step.id]["job"] = None
-        job_id = getattr(outcome, "job_id", None)
-        if job_id and job_id not in self.state[step.id]["jobs"]:
-            self.state[step.id]["jobs"].append(job_id)
         self._refresh()
 
     def step_finished(self, run: StepRun) -> None:
