@@ -98,6 +98,8 @@ def main() -> int:
                     help="skip `flink-up --backend remote` beside the gateway's own start")
     ap.add_argument("--start-rounds", type=int, default=2,
                     help="rounds of flink-up vs the distribution's own start (0: skip)")
+    ap.add_argument("--cold-rounds", type=int, default=3,
+                    help="cold starts whose first call is timed (the figure is their median)")
     args = ap.parse_args()
 
     root = Path(tempfile.mkdtemp(prefix="flinklab-bench-"))
@@ -126,11 +128,14 @@ def main() -> int:
         cold = time.monotonic() - t0
         section("first call")
         bench_gateway.first_call(settings, row, figures)  # before anything else runs on the new cluster
-        if args.backend == "local":  # and after a cold start: its class-data archives made while the first ran
+        if args.backend == "local":  # and after cold starts: their class-data archives made while the first ran
             bench_cluster.wait_for_dumps(settings)
-            bring_down(settings)
-            bring_up(settings, data_files=data)
-            bench_gateway.first_call(settings, row, figures, start="cold")
+
+            def restart() -> None:
+                bring_down(settings)
+                bring_up(settings, data_files=data)
+
+            bench_gateway.first_call(settings, row, figures, start="cold", restart=restart, rounds=args.cold_rounds)
         t0 = time.monotonic()
         bring_up(settings, data_files=data)
         warm = time.monotonic() - t0

@@ -72,22 +72,38 @@ def job_ids(settings: Settings) -> set[str]:
     return {job.job_id for job in FlinkRest(resolve_rest_url(settings)).jobs()}
 
 
-def first_call(settings: Settings, row: Row, figures: dict, start: str = "first") -> None:
+def first_call(settings: Settings, row: Row, figures: dict, start: str = "first",
+               restart: Callable[[], None] | None = None, rounds: int = 1) -> None:
     """The first 3-statement call right after `flink-up` (the warm-up flink-up starts may still be running), then
     one after the warm-up ended (as a person who reads flink-up's output first would call); each beside its job.
     `start` names the start it follows ("first": in a new state dir; "cold": a stopped cluster, its archives made),
-    and prefixes the figures' keys but for the first."""
+    and prefixes the figures' keys but for the first. With `restart` (a flink-down and flink-up), `rounds` starts
+    are measured, each after its own restart, and each figure is their median (single calls on a shared machine
+    vary by 0.1 s)."""
     work = call_files(settings)
     prefix = "" if start == "first" else f"{start}_"
-    for key, label in ((f"{prefix}first_call_s", f"first call right after flink-up ({start} start)"),
-                       (f"{prefix}first_call_after_warm_up_s", "  the next, once the gateway's warm-ups ended")):
-        if key.endswith("after_warm_up_s"):
-            figures[f"{prefix}warm_up_wait_s"] = wait_for_warm_ups(settings)
-        before = job_ids(settings)
-        figures[key] = timed_call([sql_client_sh(), *CALL], settings, work)
-        jobs = [j for j in new_jobs(settings, before) if j.get("name") != "flinklab warm-up"]
-        job = sum((j["end-time"] - j["start-time"]) / 1000 for j in jobs)
-        row(f"{label} (s)", f"{figures[key]:.2f}  (its job {job:.2f} s)")
+    keys = ((f"{prefix}first_call_s", f"first call right after flink-up ({start} start)"),
+            (f"{prefix}first_call_after_warm_up_s", "  the next, once the gateway's warm-ups ended"))
+    calls: dict[str, list[float]] = {key: [] for key, _ in keys}
+    jobs: dict[str, list[float]] = {key: [] for key, _ in keys}
+    waits = []
+    for _ in range(rounds if restart else 1):
+        if restart:
+            restart()
+        for key, _ in keys:
+            if key.endswith("after_warm_up_s"):
+                waits.append(wait_for_warm_ups(settings))
+            before = job_ids(settings)
+            calls[key].append(timed_call([sql_client_sh(), *CALL], settings, work))
+            mine = [j for j in new_jobs(settings, before) if j.get("name") != "flinklab warm-up"]
+            jobs[key].append(sum((j["end-time"] - j["start-time"]) / 1000 for j in mine))
+    many = len(waits) > 1
+    for key, label in keys:
+        figures[key] = statistics.median(calls[key])
+        runs = f"; runs {' '.join(f'{c:.2f}' for c in calls[key])}" if many else ""
+        row(f"{label} (s{f', median of {len(waits)} starts' if many else ''})",
+            f"{figures[key]:.2f}  (its job {statistics.median(jobs[key]):.2f} s{runs})")
+    figures[f"{prefix}warm_up_wait_s"] = statistics.median(waits)
     row("  waited for the warm-ups after flink-up returned (s)", f"{figures[f'{prefix}warm_up_wait_s']:.1f}")
 
 
