@@ -98,7 +98,7 @@ def main() -> int:
                     help="skip `flink-up --backend remote` beside the gateway's own start")
     ap.add_argument("--start-rounds", type=int, default=2,
                     help="rounds of flink-up vs the distribution's own start (0: skip)")
-    ap.add_argument("--cold-rounds", type=int, default=3,
+    ap.add_argument("--cold-rounds", type=int, default=3, choices=range(1, 11), metavar="1..10",
                     help="cold starts whose first call is timed (the figure is their median)")
     args = ap.parse_args()
 
