@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import threading
 import time
 from pathlib import Path
@@ -144,8 +145,8 @@ def _threads(link: str) -> dict[int, tuple[str, int]]:
     threads = {}
     for task in Path(f"/proc/{pid}/task").iterdir():
         with contextlib.suppress(OSError):  # a thread that ended meanwhile
-            name = (task / "comm").read_text().strip()
-            threads[int(task.name)] = (name, int((task / "stat").read_text().rsplit(")", 1)[1].split()[16]))
+            tid = int(task.name)
+            threads[tid] = ((task / "comm").read_text().strip(), os.getpriority(os.PRIO_PROCESS, tid))
     return threads
 
 

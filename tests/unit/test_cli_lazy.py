@@ -4,6 +4,7 @@ registers each command is complete."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -143,8 +144,6 @@ def test_sql_client_f_reaches_the_gateway_with_only_what_it_needs(with_init: boo
     assert not loaded, loaded
     # and each of flinklab's is compiled (scripts/install.sh: an editable install is not, and where
     # PYTHONDONTWRITEBYTECODE is set, as here, every call compiled them again: 40 ms of its 90 ms of imports)
-    import importlib.util
-
     uncompiled = [m for m in sorted(modules) if m.split(".")[0] == "flinklab"
                   and not _compiled(Path(importlib.util.find_spec(m).origin))]
     assert not uncompiled, f"no current .pyc (install.sh runs python -m compileall flinklab): {uncompiled}"
@@ -152,8 +151,6 @@ def test_sql_client_f_reaches_the_gateway_with_only_what_it_needs(with_init: boo
 
 def _compiled(source: Path) -> bool:
     """A .pyc of `source` that Python uses as it is: made from this text (its header's source mtime and size)."""
-    import importlib.util
-
     cached = Path(importlib.util.cache_from_source(str(source)))
     if not cached.is_file():
         return False
