@@ -15,10 +15,9 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from flinklab.access import read_token, token_path, write_token
@@ -228,20 +227,27 @@ class GatewayProcess:
 
     # ---- what flink-up asks the running gateway ---------------------------------------------------------------
 
-    def warm_cluster(self, rest_url: str, data_dir: Path | None = None, prewarmed: Sequence[str] = ()) -> str:
+    def warm_cluster(self, rest_url: str, data_dir: Path | None = None) -> str:
         """Ask the gateway to warm the cluster at `rest_url` up (gateway/warmup.py: tiny jobs, in the gateway's
         background), unless a job has run there already (its TaskManagers are warm: "warm"); returns the
         warm-up's state, or "unavailable" when the gateway cannot be asked (a warm-up is a nicety: nothing fails
         for want of it). `data_dir` (one the TaskManagers read at the same path) gets the warm-up's CSV file,
         which its jobs read as a lab's do; without it they read datagen rows."""
+        from flinklab.gateway.warmup import WARM_UP_FILE, warm_up_rows
         from flinklab.sqlclient.protocol import GatewayError
 
-        try:  # the jobs flink-up submitted (`prewarmed`, see prewarm) warmed the cluster, not the gateway
-            if any(job.job_id not in prewarmed for job in cluster_rest(rest_url, self.settings.state_dir).jobs()):
+        try:
+            if cluster_rest(rest_url, self.settings.state_dir).jobs():
                 return "warm"
         except RestUnavailable:
             return "unavailable"
-        csv_path = _warm_up_csv(data_dir) if data_dir is not None else None
+        csv_path = None
+        if data_dir is not None:
+            path = data_dir / WARM_UP_FILE
+            with contextlib.suppress(OSError):  # an unwritable data dir warms up on datagen rows
+                if not path.is_file() or path.read_text() != warm_up_rows():
+                    path.write_text(warm_up_rows())
+                csv_path = str(path)
         client = self._client()
         try:
             return str(client.warm_up(csv_path=csv_path).get("state", "unavailable"))
@@ -249,27 +255,6 @@ class GatewayProcess:
             return "unavailable"
         finally:
             client.close()
-
-    def prewarm(self, rest_url: str, data_dir: Path, timeout: float) -> Prewarm:
-        """Submit the warm-up jobs an earlier gateway of this state dir planned (flinklab.flink.warm_plans) to the
-        fresh cluster at `rest_url`, one after the other, on a thread of their own: flink-up starts it the moment
-        the cluster is ready, while this gateway still starts, and joins it before the gateway's own warm-up.
-        Nothing is submitted without plans (a first start) or with ones for another cluster or data dir; none runs
-        past `timeout` seconds."""
-        from flinklab.flink.warm_plans import plans_dir, submit_plans
-
-        deadline = time.monotonic() + timeout
-        prewarm = Prewarm()
-
-        def submit() -> None:
-            csv_path = _warm_up_csv(data_dir)
-            if csv_path is not None:
-                prewarm.jobs = submit_plans(cluster_rest(rest_url, self.settings.state_dir),
-                                            plans_dir(self.settings.state_dir), csv_path, deadline)
-
-        prewarm.thread = threading.Thread(target=submit, name="flinklab-prewarm", daemon=True)
-        prewarm.thread.start()
-        return prewarm
 
     def wait_warm(self, timeout: float) -> str:
         """Until the gateway has ended the cluster's warm-up (its tiny jobs, which also plan a streaming and a batch
@@ -300,37 +285,6 @@ class GatewayProcess:
         from flinklab.sqlclient.protocol import GatewayClient
 
         return GatewayClient(self.settings.gateway_url, timeout=5.0, token=lambda: read_token(self.settings.state_dir))
-
-
-@dataclass
-class Prewarm:
-    """The warm-up jobs flink-up submits while the gateway starts (GatewayProcess.prewarm): `join` waits for them
-    and gives their job ids."""
-
-    thread: threading.Thread | None = None
-    jobs: list[str] = field(default_factory=list)
-
-    def running(self) -> bool:
-        return self.thread is not None and self.thread.is_alive()
-
-    def join(self, timeout: float) -> list[str]:
-        if self.thread is not None:
-            self.thread.join(timeout)
-        return list(self.jobs)
-
-
-def _warm_up_csv(data_dir: Path) -> str | None:
-    """The warm-up jobs' CSV file in `data_dir` (written if missing or not as it should be), or None when it cannot
-    be written (then the warm-up reads datagen rows)."""
-    from flinklab.gateway.warmup import WARM_UP_FILE, warm_up_rows
-
-    path = data_dir / WARM_UP_FILE
-    try:
-        if not path.is_file() or path.read_text() != warm_up_rows():
-            path.write_text(warm_up_rows())
-    except OSError:
-        return None
-    return str(path)
 
 
 def _spawn(settings: Settings, rest_url: str | None) -> subprocess.Popen:

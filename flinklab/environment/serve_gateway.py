@@ -79,8 +79,6 @@ def dump_when_quiet(service: GatewayService, archive: jvm_archive.GatewayArchive
     planner, cluster = service.planner_warm_up, service.cluster_warm_up
     Wait("the planner's warm-up", 600, 0.5).poll(lambda: planner.state not in ("idle", "running"))
     Wait("the cluster's warm-up", CLUSTER_WARM_UP_WAIT, 0.5).poll(lambda: cluster.state in ("done", "failed"))
-    # and the plans it writes for the next start (once per state dir; `flinklab prepare` waits for this dump)
-    Wait("the warm-up plans", CLUSTER_WARM_UP_WAIT, 0.5).poll(lambda: service.plans.state != "running")
     time.sleep(quiet)  # the quiet moment begins when the warm-ups end: flink-up returns then, and a call may follow
     while True:
         service.traffic.wait_quiet(quiet)

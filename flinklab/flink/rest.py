@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -34,8 +33,7 @@ class JobSummary:
 
 
 class FlinkRest:
-    """The endpoints we use: /overview, /jobs/overview, /jobs/<id>, /jobs/<id>/exceptions; and to submit and cancel
-    the warm-up's planned jobs (flinklab.flink.warm_plans), POST /jobs and PATCH /jobs/<id>."""
+    """GET-only access to the endpoints we use: /overview, /jobs/overview, /jobs/<id>, /jobs/<id>/exceptions."""
 
     def __init__(self, base_url: str, timeout: float = 5.0, ssl_context: ssl.SSLContext | None = None):
         self.base_url = base_url.rstrip("/")
@@ -45,42 +43,19 @@ class FlinkRest:
 
     def get(self, path: str) -> Any:
         """GET `path` as JSON; RestUnavailable when nothing answers, the answer is not 2xx, or it is not JSON."""
-        return self._json("GET", path)
-
-    def submit(self, plan: bytes, file_name: str) -> str:
-        """Submit a job (`plan`: a serialized ExecutionPlan, as RestClusterClient uploads one, with no jars) as
-        `POST /jobs` takes it, a multipart form; its job id. RestUnavailable when the cluster refuses it."""
-        boundary = os.urandom(16).hex()
-        request = json.dumps({"jobGraphFileName": file_name, "jobJarFileNames": [], "jobArtifactFileNames": []})
-        body = b"".join((
-            f"--{boundary}\r\nContent-Disposition: form-data; name=\"request\"\r\n"
-            f"Content-Type: application/json; charset=UTF-8\r\n\r\n{request}\r\n".encode(),
-            f"--{boundary}\r\nContent-Disposition: form-data; name=\"file_0\"; filename=\"{file_name}\"\r\n"
-            f"Content-Type: application/octet-stream\r\n\r\n".encode(),
-            plan, f"\r\n--{boundary}--\r\n".encode()))
-        answer = self._json("POST", "/jobs", body, f"multipart/form-data; boundary={boundary}")
-        return str(answer.get("jobUrl", "")).rsplit("/", 1)[-1]
-
-    def cancel(self, job_id: str) -> None:
-        """Cancel a job (`PATCH /jobs/:id?mode=cancel`)."""
-        self._json("PATCH", f"/jobs/{job_id}?mode=cancel")
-
-    def _json(self, method: str, path: str, body: bytes | None = None, content_type: str = "") -> Any:
-        """`method` on `path`, its answer as JSON (see get)."""
         url = f"{self.base_url}{path}"
         try:
-            status, reason, answer = self._request(url, method, body, content_type)
+            status, reason, body = self._get(url)
         except (OSError, http.client.HTTPException, ValueError) as exc:  # refused, timed out, reset, not HTTP
             raise RestUnavailable(f"{url}: {exc}") from exc
         if not 200 <= status < 300:
             raise RestUnavailable(f"{url}: HTTP Error {status}: {reason}")
         try:
-            return json.loads(answer.decode("utf-8"))
+            return json.loads(body.decode("utf-8"))
         except ValueError as exc:
             raise RestUnavailable(f"{url}: {exc}") from exc
 
-    def _request(self, url: str, method: str, body: bytes | None = None,
-                 content_type: str = "") -> tuple[int, str, bytes]:
+    def _get(self, url: str) -> tuple[int, str, bytes]:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"unknown url type: {url!r}")
@@ -91,8 +66,7 @@ class FlinkRest:
             connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=self.timeout)
         target = parts.path + (f"?{parts.query}" if parts.query else "")
         try:
-            headers = {"Connection": "close", **({"Content-Type": content_type} if content_type else {})}
-            connection.request(method, target or "/", body=body, headers=headers)  # Connection: as urllib asked
+            connection.request("GET", target or "/", headers={"Connection": "close"})  # as urllib asked
             response = connection.getresponse()
             return response.status, response.reason, response.read()
         finally:

@@ -301,22 +301,8 @@ class FlinklabDryRun implements PipelineExecutor, JobClient, CoordinationRequest
 
     private final JobID id = new JobID();
 
-    /** With this option set, the job is also written to the file it names, as RestClusterClient uploads one. */
-    static final String PLAN_FILE = "flinklab.dry-run.plan-file";
-
     public CompletableFuture execute(Pipeline pipeline, Configuration conf, ClassLoader loader) throws Exception {
-        org.apache.flink.streaming.api.graph.StreamGraph graph = PipelineExecutorUtils.getStreamGraph(pipeline, conf);
-        graph.serializeUserDefinedInstances();
-        Object file = conf.toMap().get(PLAN_FILE);
-        if (file != null) {
-            java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(
-                new java.io.FileOutputStream((String) file));
-            try {
-                out.writeObject(graph);
-            } finally {
-                out.close();
-            }
-        }
+        PipelineExecutorUtils.getStreamGraph(pipeline, conf).serializeUserDefinedInstances();
         return CompletableFuture.completedFuture(this);
     }
 

@@ -20,14 +20,13 @@ from urllib.parse import urlparse
 
 from flinklab.flink.rest import FlinkRest, RestUnavailable
 from flinklab.flink.tls import TlsError, client_context, cluster_client_options, cluster_rest
-from flinklab.flink.warm_plans import plans_dir
 from flinklab.gateway.errors import error_text
 from flinklab.gateway.jobs import ClusterJobs
 from flinklab.gateway.jvm import Jvm
 from flinklab.gateway.operations import Operation
 from flinklab.gateway.results import ResultSource
 from flinklab.gateway.session import Session
-from flinklab.gateway.warmup import DRY_TARGET, Traffic, WarmUp, warm_cluster, warm_planner, write_plans
+from flinklab.gateway.warmup import DRY_TARGET, Traffic, WarmUp, warm_cluster, warm_planner
 
 log = logging.getLogger("flinklab.gateway")
 
@@ -93,20 +92,10 @@ class GatewayService:
         self.planner_warm_up = WarmUp("planner", lambda: warm_planner(jvm, traffic=self.traffic,
                                                                         yield_to=self._cluster_warming))
         self.cluster_warm_up = WarmUp("cluster", self._warm_cluster)
-        #: the cluster warm-up's jobs planned for the next fresh cluster of the state dir (once: flink.warm_plans)
-        self.plans = WarmUp("plans", self._write_plans, done="warm-up %s for the next start written in %.1f s")
 
     def _warm_cluster(self, csv_path: str | None = None) -> float:
-        seconds = warm_cluster(self.jvm, self.cluster_conf(), traffic=self.traffic, csv_path=csv_path,
-                               planning=self._cluster_warming)
-        if csv_path is not None and self.config.state_dir is not None:
-            self.plans.start(csv_path=csv_path)
-        return seconds
-
-    def _write_plans(self, csv_path: str) -> float:
-        assert self.config.state_dir is not None  # _warm_cluster starts it only with one
-        return write_plans(self.jvm, self.cluster_conf(), csv_path, plans_dir(self.config.state_dir),
-                           traffic=self.traffic)
+        return warm_cluster(self.jvm, self.cluster_conf(), traffic=self.traffic, csv_path=csv_path,
+                            planning=self._cluster_warming)
 
     # ---- sessions --------------------------------------------------------------------------------------
 

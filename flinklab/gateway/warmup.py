@@ -26,18 +26,14 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from pathlib import Path
 
 from flinklab.flink.waiting import Wait
-from flinklab.flink.warm_plans import PLANS, Manifest, read_manifest, write_manifest
 from flinklab.gateway.jvm import Jvm
 from flinklab.gateway.results import ResultSource
 from flinklab.gateway.session import Session
-from flinklab.version import FLINK_VERSION
 
 log = logging.getLogger("flinklab.gateway")
 
@@ -210,44 +206,6 @@ def warm_cluster(jvm: Jvm, cluster_conf: Mapping[str, str], timeout: float = 120
     return time.monotonic() - started
 
 
-#: The dry run's option that writes a planned job to a file (FlinklabDryRun.PLAN_FILE)
-PLAN_FILE = "flinklab.dry-run.plan-file"
-
-
-def write_plans(jvm: Jvm, cluster_conf: Mapping[str, str], csv_path: str, directory: Path,
-                traffic: Traffic = ALWAYS_QUIET, count: int = PLANS) -> float:
-    """Plan the cluster warm-up's jobs over `csv_path` `count` times (streaming and batch in turn) and write them to
-    `directory` as Flink's REST API takes a job, with their manifest (flinklab.flink.warm_plans): flink-up submits
-    them to the next fresh cluster while its gateway starts. Nothing when the manifest there already names
-    `csv_path` and this parallelism; each plan in a quiet moment of `traffic`, at the lowest CPU priority. Returns
-    the seconds it took."""
-    started = time.monotonic()
-    parallelism = int(cluster_conf.get("parallelism.default", "1"))
-    known = read_manifest(directory)
-    if known is not None and (known.csv_path, known.parallelism, known.flink_version) == (
-            csv_path, parallelism, FLINK_VERSION):
-        return 0.0
-    shutil.rmtree(directory, ignore_errors=True)
-    directory.mkdir(parents=True, mode=0o700)
-    session = Session(jvm, {**cluster_conf, "execution.target": DRY_TARGET})  # not registered: no client sees it
-    files = []
-    try:
-        session.lower_priority()
-        session.set("pipeline.name", JOB_NAME)
-        session.execute(CSV_TABLE.format(path=csv_path.replace("'", "''")))
-        for index in range(count):
-            mode = ("streaming", "batch")[index % 2]
-            traffic.wait_quiet()
-            files.append(f"{index}-{mode}.bin")
-            session.set("execution.runtime-mode", mode)
-            session.set(PLAN_FILE, str(directory / files[-1]))
-            session.plan(CLUSTER_BATCH_QUERY if mode == "batch" else CLUSTER_QUERY)
-    finally:
-        session.close()
-    write_manifest(directory, Manifest(csv_path, parallelism, FLINK_VERSION, tuple(files)))
-    return time.monotonic() - started
-
-
 def _read_all(source: ResultSource, timeout: float) -> None:
     def drained() -> bool:
         if source.finished():
@@ -269,10 +227,9 @@ class WarmUp:
     `start()` begins it, `state` says how far it is (idle, running, done, failed). A warm-up that fails only says
     so in the log (INFO): a cold planner or cluster is slower, not broken."""
 
-    def __init__(self, what: str, work: Callable[..., float], done: str = "%s warmed up in %.1f s"):
+    def __init__(self, what: str, work: Callable[..., float]):
         self.what = what
         self._work = work
-        self._done = done
         self._lock = threading.Lock()
         self.state = "idle"
         self.seconds: float | None = None
@@ -293,7 +250,7 @@ class WarmUp:
             log.info("%s warm-up did not run: %s", self.what, first_words(exc))
             self.state = "failed"
             return
-        log.info(self._done, self.what, self.seconds)
+        log.info("%s warmed up in %.1f s", self.what, self.seconds)
         self.state = "done"
 
 

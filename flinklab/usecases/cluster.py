@@ -35,7 +35,7 @@ from pathlib import Path
 
 from flinklab.cluster.base import RecordUnreadable, UpResult, read_record
 from flinklab.cluster.progress import Progress, ProgressFn, Step, Waiting, quiet
-from flinklab.environment.gateway import GatewayProcess, Prewarm, cancel_orphaned_queries
+from flinklab.environment.gateway import GatewayProcess, cancel_orphaned_queries
 from flinklab.environment.provision import provision, set_data_probe
 from flinklab.environment.select import backend_for, stop_cluster
 from flinklab.errors import ClusterError, UsageError
@@ -79,7 +79,7 @@ class GatewayStarting(Progress):
 @dataclass(frozen=True)
 class WarmingUp(Progress):
     def __str__(self) -> str:
-        return "warming the cluster up (its first jobs)"
+        return "warming the cluster up (its first job)"
 
 
 @dataclass(frozen=True)
@@ -198,7 +198,6 @@ def _bring_up_locked(settings: Settings, say: ProgressFn, with_gateway: bool,
         say(DataCopied(len(copied), str(settings.data_dir)))
     gateway = GatewayProcess(settings) if with_gateway and settings.gateway_port else None
     started_gateway = fresh_cluster = False
-    prewarm: Prewarm | None = None
     had_gateway = gateway is not None and gateway.status().healthy
     try:
         # the gateway needs the cluster's REST endpoint only when a session opens: it starts now, in parallel
@@ -214,9 +213,6 @@ def _bring_up_locked(settings: Settings, say: ProgressFn, with_gateway: bool,
             set_data_probe(settings, backend, data_files, ready_gateway)
         result = backend.up(progress=say)
         fresh_cluster = backend.owns_cluster and not result.already_running and not result.repaired
-        if gateway is not None and fresh_cluster and backend.reads_local_data:
-            # the jobs an earlier gateway planned run now, on the idle cluster, while the gateway still starts
-            prewarm = gateway.prewarm(result.status.rest_url, settings.data_dir, PREWARM_WAIT)
         if gateway is not None:
             _gateway_ready(gateway, say)
     except BaseException as exc:
@@ -231,7 +227,7 @@ def _bring_up_locked(settings: Settings, say: ProgressFn, with_gateway: bool,
         raise
     if gateway is not None and backend.owns_cluster:
         _warm_up(gateway, result.status.rest_url, gateway.settings.data_dir if backend.reads_local_data else None,
-                 min(WARM_UP_WAIT, gateway.settings.startup_timeout), say, prewarm)
+                 min(WARM_UP_WAIT, gateway.settings.startup_timeout), say)
     if started_gateway:
         if not fresh_cluster:  # the cluster outlived a dead gateway: its queries can never be fetched now
             cancelled = cancel_orphaned_queries(result.status.rest_url, settings.state_dir)
@@ -254,28 +250,17 @@ def _gateway_ready(gateway: GatewayProcess, say: ProgressFn) -> None:
 
 #: The longest flink-up waits for the cluster's warm-up (seconds); it goes on in the gateway's background after.
 WARM_UP_WAIT = 60.0
-#: The longest the warm-up jobs planned by an earlier gateway run (GatewayProcess.prewarm): 4 tiny jobs, ~2 s
-PREWARM_WAIT = 15.0
 
 
 def _warm_up(gateway: GatewayProcess, rest_url: str, data_dir: Path | None, timeout: float,
-             say: ProgressFn, prewarm: Prewarm | None = None) -> None:
-    """Tiny jobs on the cluster at `rest_url` if it ran none yet: the ones `prewarm` submitted while the gateway
-    started (planned by an earlier gateway), then the gateway's two (over a CSV file in `data_dir`, which its
-    TaskManagers read, if given; they plan as well): flink-up returns once they ended (the learner's first query
-    then costs about what a later one does), or after `timeout` at most; Ctrl-C (or the timeout) ends only the
-    wait: the cluster is up."""
-    said = False
+             say: ProgressFn) -> None:
+    """Two tiny jobs on the cluster at `rest_url` if it ran none yet (over a CSV file in `data_dir`, which its
+    TaskManagers read, if given): flink-up returns once they ended (the learner's first query then costs about what
+    a later one does), or after `timeout` at most; Ctrl-C (or the timeout) ends only the wait: the cluster is up."""
+    if gateway.warm_cluster(rest_url, data_dir) != "running":
+        return
+    say(WarmingUp())
     try:
-        if prewarm is not None and prewarm.running():
-            say(WarmingUp())
-            said = True
-        # the planned jobs end before the gateway's begin (jobs at once took longer); they warmed the cluster only
-        prewarmed = prewarm.join(PREWARM_WAIT) if prewarm is not None else []
-        if gateway.warm_cluster(rest_url, data_dir, prewarmed) != "running":
-            return
-        if not said:
-            say(WarmingUp())
         state = gateway.wait_warm(timeout)
     except KeyboardInterrupt:
         state = "interrupted"

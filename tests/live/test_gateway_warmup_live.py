@@ -10,7 +10,6 @@ import json
 import os
 import threading
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +19,8 @@ from flinklab.access import read_token
 from flinklab.cluster.base import resolve_rest_url
 from flinklab.environment import gateway
 from flinklab.flink.rest import FlinkRest
-from flinklab.flink.warm_plans import PLANS, read_manifest, submit_plans, write_manifest
 from flinklab.gateway.session import Session
-from flinklab.gateway.warmup import DRY_TARGET, JOB_NAME, WARM_UP_FILE, warm_planner, warm_up_rows, write_plans
+from flinklab.gateway.warmup import DRY_TARGET, JOB_NAME, WARM_UP_FILE, warm_planner, warm_up_rows
 from flinklab.settings import Settings
 from flinklab.sqlclient.protocol import WARM_UP_PATH, GatewayClient, GatewayError, UnauthorizedError
 
@@ -105,38 +103,6 @@ def test_the_planners_dry_runs_submit_nothing(flink_cluster: Settings, service: 
     before = {job.job_id for job in rest.jobs()}
     assert warm_planner(service.jvm) > 0
     assert {job.job_id for job in rest.jobs()} == before
-
-
-def test_the_warm_up_plans_run_on_a_cluster_that_fits_them_and_only_there(flink_cluster: Settings, service: Any,
-                                                                          tmp_path: Path) -> None:
-    # what flink-up does with the plans an earlier gateway wrote (flink.warm_plans): here on the suite's cluster
-    rest = FlinkRest(resolve_rest_url(flink_cluster))
-    csv_path = flink_cluster.data_dir / WARM_UP_FILE
-    csv_path.write_text(warm_up_rows())
-    directory = tmp_path / "plans"
-    assert write_plans(service.jvm, service.cluster_conf(), str(csv_path), directory) > 0
-    manifest = read_manifest(directory)
-    assert manifest is not None and len(manifest.files) == PLANS
-    assert write_plans(service.jvm, service.cluster_conf(), str(csv_path), directory) == 0  # written once
-    before = {job.job_id for job in rest.jobs()}
-    # plans for another data dir, or a Flink the cluster is not: nothing is submitted
-    assert submit_plans(rest, directory, str(tmp_path / WARM_UP_FILE), time.monotonic() + 60) == []
-    write_manifest(directory, replace(manifest, flink_version="1.20.0"))
-    assert submit_plans(rest, directory, str(csv_path), time.monotonic() + 60) == []
-    assert {job.job_id for job in rest.jobs()} == before
-    # a plan the cluster refuses ends the submissions without an error
-    write_manifest(directory, replace(manifest, files=("broken.bin", *manifest.files)))
-    (directory / "broken.bin").write_bytes(b"not a serialized job")
-    assert submit_plans(rest, directory, str(csv_path), time.monotonic() + 60) == []
-    write_manifest(directory, manifest)
-    submitted = submit_plans(rest, directory, str(csv_path), time.monotonic() + 60)
-    assert len(submitted) == PLANS and {job.job_id for job in rest.jobs()} == before | set(submitted)
-    new = sorted((rest.job(job) for job in submitted), key=lambda job: job["start-time"])
-    assert [(job["name"], job["state"], job["job-type"]) for job in new] == \
-        [(JOB_NAME, "FINISHED", kind) for kind in ("STREAMING", "BATCH") * (PLANS // 2)]
-    assert all(a["end-time"] <= b["start-time"] for a, b in zip(new, new[1:], strict=False))  # in turn
-    # and read the CSV file (a missing one fails the job): its source is the warm-up's table
-    assert all(job["vertices"][0]["name"].startswith("Source: flinklab_warm_rows") for job in new)
 
 
 def _rows(source: Any) -> list[list[Any]]:
