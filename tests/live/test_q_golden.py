@@ -4,7 +4,7 @@ One test per (file, statement), id `file.q:NNN-first-words`. Each file runs as f
 it can (a JVM start costs ~10 s): the whole file in one script, and when our client stops at a failing statement
 (it exits 1 where the real client goes on), the rest in a new invocation whose script first re-runs the session
 setup so far (:class:`qfiles.Replay`). The runner's defaults are passed as `-D` (qfiles.HARNESS_DEFINES); the
-`$VAR_...` placeholders get fresh temp dirs per file, the cluster's port and address, and a stand-in jar.
+`$VAR_...` placeholders get fresh temp dirs per file, the cluster's port and address, and the UDF jar (LowerUDF).
 
 Which cases are left out and which differ today is listed in ONE place, tests/data/q/skips.yaml: `xfail` entries
 are strict (a fixed case fails the run until its entry goes); an `intermittent` error (a bug that hits a random
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -41,6 +42,8 @@ from helpers.qfiles import (
     split_output,
 )
 
+from flinklab.cluster.local_config import flink_home
+from flinklab.flink.java import host_java
 from flinklab.settings import Settings
 
 REPO = Path(__file__).resolve().parent.parent.parent
@@ -66,18 +69,43 @@ def sql_client_env(settings: Settings) -> dict[str, str]:
     return env
 
 
-def stand_in_jar(directory: Path) -> Path:
-    """A real (empty) jar for ADD JAR / SHOW JARS / REMOVE JAR, named as CliClientITCase names its UDF jar."""
+#: The UDF CliClientITCase compiles into its jar (Flink's UserDefinedFunctions: GENERATED_LOWER_UDF_CLASS), which
+#: set.q registers (`create function func1 as 'LowerUDF'`) and calls in a query: a scalar function in the default
+#: package that lower-cases a string
+LOWER_UDF = """public class LowerUDF extends org.apache.flink.table.functions.ScalarFunction {
+    public String eval(String str) {
+        return str.toLowerCase();
+    }
+}
+"""
+
+
+def udf_jar(directory: Path) -> Path:
+    """CliClientITCase's UDF jar, named as it names it, holding `LowerUDF` (LOWER_UDF) compiled by the JDK's javac
+    beside the java that runs Flink (or on PATH): set.q's ADD JAR, SHOW JARS and REMOVE JAR list it, and its query
+    runs the function on the cluster, which gets the jar with the job."""
     directory.mkdir(parents=True, exist_ok=True)
+    (directory / "LowerUDF.java").write_text(LOWER_UDF, encoding="utf-8")
+    classes = directory / "classes"
+    java = host_java()
+    javac = Path(java).with_name("javac") if java else None
+    javac_path = str(javac) if javac is not None and javac.is_file() else shutil.which("javac")
+    assert javac_path, "the replay compiles set.q's LowerUDF with javac: install a JDK (Java 17's javac)"
+    lib = os.pathsep.join(str(jar) for jar in sorted((flink_home() / "lib").glob("*.jar")))
+    compiled = subprocess.run([javac_path, "--release", "11", "-cp", lib, "-d", str(classes),
+                               str(directory / "LowerUDF.java")], capture_output=True, text=True, timeout=120,
+                              check=False)
+    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
     jar = directory / "test-classloader-udf.jar"
     with zipfile.ZipFile(jar, "w") as zf:
         zf.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
+        zf.write(classes / "LowerUDF.class", "LowerUDF.class")
     return jar
 
 
 def harness_variables(settings: Settings, workdir: Path) -> dict[str, str]:
     """CliClientITCase's placeholders, with values of this run (fresh dirs per file, as its @BeforeEach)."""
-    jar = stand_in_jar(workdir / "test-jar")
+    jar = udf_jar(workdir / "test-jar")
     padding = len(str(jar)) - len("jars")  # the SHOW JARS tableau is as wide as the path (see set.q)
     variables = {
         "$VAR_UDF_JAR_PATH": str(jar),
