@@ -14,11 +14,13 @@ Set FLINKLAB_Q_REPORT=/path/report.json to also get every case's expected block,
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,26 +82,32 @@ LOWER_UDF = """public class LowerUDF extends org.apache.flink.table.functions.Sc
 """
 
 
-def udf_jar(directory: Path) -> Path:
-    """CliClientITCase's UDF jar, named as it names it, holding `LowerUDF` (LOWER_UDF) compiled by the JDK's javac
-    beside the java that runs Flink (or on PATH): set.q's ADD JAR, SHOW JARS and REMOVE JAR list it, and its query
-    runs the function on the cluster, which gets the jar with the job."""
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / "LowerUDF.java").write_text(LOWER_UDF, encoding="utf-8")
-    classes = directory / "classes"
+@functools.cache
+def lower_udf_class() -> bytes:
+    """LOWER_UDF's class file, compiled once per test run by the JDK's javac beside the java that runs Flink (or on
+    PATH), against PyFlink's jars."""
     java = host_java()
     javac = Path(java).with_name("javac") if java else None
     javac_path = str(javac) if javac is not None and javac.is_file() else shutil.which("javac")
     assert javac_path, "the replay compiles set.q's LowerUDF with javac: install a JDK (Java 17's javac)"
     lib = os.pathsep.join(str(jar) for jar in sorted((flink_home() / "lib").glob("*.jar")))
-    compiled = subprocess.run([javac_path, "--release", "11", "-cp", lib, "-d", str(classes),
-                               str(directory / "LowerUDF.java")], capture_output=True, text=True, timeout=120,
-                              check=False)
-    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
+    with tempfile.TemporaryDirectory(prefix="lower-udf-") as work:
+        source = Path(work) / "LowerUDF.java"
+        source.write_text(LOWER_UDF, encoding="utf-8")
+        compiled = subprocess.run([javac_path, "--release", "11", "-cp", lib, "-d", work, str(source)],
+                                  capture_output=True, text=True, timeout=120, check=False)
+        assert compiled.returncode == 0, compiled.stdout + compiled.stderr
+        return (Path(work) / "LowerUDF.class").read_bytes()
+
+
+def udf_jar(directory: Path) -> Path:
+    """CliClientITCase's UDF jar, named as it names it, holding `LowerUDF` (lower_udf_class): set.q's ADD JAR, SHOW
+    JARS and REMOVE JAR list it, and its query runs the function on the cluster, which gets the jar with the job."""
+    directory.mkdir(parents=True, exist_ok=True)
     jar = directory / "test-classloader-udf.jar"
     with zipfile.ZipFile(jar, "w") as zf:
         zf.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
-        zf.write(classes / "LowerUDF.class", "LowerUDF.class")
+        zf.writestr("LowerUDF.class", lower_udf_class())
     return jar
 
 
