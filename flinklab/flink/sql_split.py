@@ -1,9 +1,10 @@
 """Split a SQL script into statements the way a person reads it.
 
-The real 2.x client ends a statement at any line whose trimmed text ends with `;`, even inside a string or a
-comment. This splitter is stricter about what a `;` means: it ignores `;` inside '...' strings (with '' escapes),
-"..." and `...` identifiers, `--` line comments and `/* */` block comments (hints `/*+ ... */` included), and keeps
-`EXECUTE STATEMENT SET BEGIN ...; ...; END;` together as one statement.
+As the real 2.x client (SqlMultiLineParser, which asks SqlClientParserState whether a line ending with `;` ends
+inside a string, a comment or a hint), it ignores `;` inside '...' strings (with '' escapes), `...` identifiers,
+`--` line comments and `/* */` block comments (hints `/*+ ... */` included); it also ignores one inside "..."
+(an identifier in the Hive dialect only, for Flink's), and keeps `EXECUTE STATEMENT SET BEGIN ...; ...; END;`
+together as one statement.
 
 One scanner (:func:`_pieces`) cuts the text into comments, hints, quoted parts, `;` and plain code; the splitter and
 :func:`strip_comments` both read its pieces.

@@ -106,6 +106,29 @@ def substitute(text: str, variables: Mapping[str, str]) -> str:
     return pattern.sub(lambda m: variables[m.group(0)], text)
 
 
+#: What opens and closes each state of Flink's SqlClientParserState in the default dialect, in the order it tries
+#: them (a hint before a block comment); '' inside a string closes it and opens another, as there
+_STATES = (("'", "'"), ("`", "`"), ("--", "\n"), ("/*+", "*/"), ("/*", "*/"))
+
+
+def ends_in_code(sql: str) -> bool:
+    """Whether `sql` ends outside a string, a quoted identifier, a comment or a hint: the state Flink's
+    SqlScriptReader asks of a line ending with `;` before it ends the statement there
+    (SqlClientParserState.computeCurrentStateAtTheEndOfLine, default dialect)."""
+    i, end = 0, None
+    while i < len(sql):
+        if end is None:
+            opened = next(((start, close) for start, close in _STATES if sql.startswith(start, i)), None)
+            if opened is not None:
+                end = opened[1]
+                i += len(opened[0])
+                continue
+        elif sql.startswith(end, i):
+            end = None  # as there, the marker's first character closes it and the scan goes on after it
+        i += 1
+    return end is None
+
+
 def parse_q(text: str, file: str = "<q>") -> list[QCase]:
     """The statements of a `.q` text, as SqlScriptReader reads them (a statement without a marker is dropped,
     as there; a file that ends inside a statement or a block is an error here, so a truncated copy is noticed)."""
@@ -126,7 +149,7 @@ def parse_q(text: str, file: str = "<q>") -> list[QCase]:
         while i < len(lines):
             sql.append(lines[i])
             i += 1
-            if sql[-1].strip().endswith(";"):
+            if sql[-1].strip().endswith(";") and ends_in_code("\n".join(sql).strip()):
                 break
         else:
             raise QFormatError(f"{file}:{first + 1}: statement without a closing ';'")

@@ -91,6 +91,17 @@ def test_a_case_keeps_comment_multiline_sql_and_error_block() -> None:
     ]
 
 
+def test_a_semicolon_ending_a_line_inside_a_string_or_comment_does_not_end_the_statement() -> None:
+    # as SqlScriptReader reads a .q file (SqlClientParserState at the end of the line, default dialect)
+    literal, block, line = load_q("select.q")[33:36]
+    assert literal.statement == "SELECT ';\n'" and literal.expected.split("\n")[3:5] == ["|     ;", " |"]
+    assert block.statement == "SELECT /*;\n'*/ 1"
+    assert line.statement == "SELECT --;\n1"
+    assert [c.statement for c in parse_q("SELECT 'it''s;';\n!ok\nSELECT `a;\n`;\n!ok\nSELECT /*+ x; */ 1;\n!ok\n")] \
+        == ["SELECT 'it''s;'", "SELECT `a;\n`", "SELECT /*+ x; */ 1"]
+    assert [c.statement for c in parse_q('SELECT "a;\n!ok\n')] == ['SELECT "a']  # no state for "..." in it
+
+
 def test_placeholders_are_replaced_longest_key_first() -> None:
     variables = {"$VAR_UDF_JAR_PATH": "/j/x.jar", "$VAR_UDF_JAR_PATH_DASH": "----", "$VAR_UDF_JAR_PATH_SPACE": "    "}
     show_jars = load_q("set.q", variables)[6]
