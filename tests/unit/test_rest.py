@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler
 
 import pytest
@@ -85,3 +85,24 @@ def test_nothing_listening_and_a_bad_url_are_unavailable() -> None:
     for bad in ("127.0.0.1:8081", "http://127.0.0.1:99999", "ftp://127.0.0.1:21"):
         with pytest.raises(RestUnavailable, match=bad.split(":")[0]):
             FlinkRest(bad).overview()
+
+
+def _gateway_info(product: bytes) -> Callable[[BaseHTTPRequestHandler], Answer]:
+    def answer(request: BaseHTTPRequestHandler) -> Answer:
+        if request.path == "/v1/info":
+            return 200, JSON, b'{"productName": "%s", "version": "2.2.1"}' % product
+        return 404, JSON, b'{"errors": ["Not found"]}'
+    return answer
+
+
+def test_the_gateway_answers_only_as_flinks_sql_gateway(not_http: str) -> None:
+    """flink-up's wait for its gateway (environment.gateway.answers): Flink's /v1/info answers; another product, a
+    port that is not HTTP and a closed port do not, and none of them raises."""
+    from flinklab.environment.gateway import answers
+
+    with serve(_gateway_info(b"Apache Flink")) as url:
+        assert answers(url)
+    with serve(_gateway_info(b"Something Else")) as url:
+        assert not answers(url)
+    assert not answers(not_http, timeout=2.0)
+    assert not answers(f"http://127.0.0.1:{free_port()}", timeout=1.0)
