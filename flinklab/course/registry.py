@@ -10,7 +10,9 @@ one line naming it; the other labs keep working.
 
 from __future__ import annotations
 
-from functools import cache
+import os
+import sys
+from functools import cache, lru_cache
 from importlib import metadata
 
 from flinklab.errors import UsageError
@@ -24,6 +26,25 @@ class BadLabError(UsageError):
 
 
 def _entry_points() -> dict[str, metadata.EntryPoint]:
+    """The registered labs by name, scanned once per state of sys.path: a scan reads every installed
+    distribution's metadata (17 ms with the ~180 a test install holds, and one `flink-up` asked 14 times: 0.24 s
+    before its JVMs started), while an install or uninstall changes the modification time of the sys.path dir it
+    writes into, so a lab installed while a process runs (a notebook's kernel) is still found."""
+    return _scan(_path_state())
+
+
+def _path_state() -> tuple[tuple[str, int | None], ...]:
+    state = []
+    for entry in sys.path:
+        try:
+            state.append((entry, os.stat(entry or ".").st_mtime_ns))
+        except OSError:
+            state.append((entry, None))
+    return tuple(state)
+
+
+@lru_cache(maxsize=1)
+def _scan(path_state: tuple[tuple[str, int | None], ...]) -> dict[str, metadata.EntryPoint]:
     found = metadata.entry_points(group=GROUP)
     # The first of two distributions registering one name wins (an editable install seen twice is one lab).
     points: dict[str, metadata.EntryPoint] = {}

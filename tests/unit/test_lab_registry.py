@@ -129,3 +129,30 @@ def test_the_workspaces_flink_up_lists_follow_the_course(tmp_settings) -> None:
     assert get_lab("joins").after == ("windows",)
     names = [w.lab.name for w in lab_workspaces(tmp_settings)]
     assert names[:2] == ["windows", "joins"] and "dedup" in names[2:]
+
+
+def test_the_labs_are_scanned_once_until_an_install_changes_sys_path(tmp_path: Path, monkeypatch) -> None:
+    """Listing the labs reads every installed distribution's metadata: one scan serves a process until a dir on
+    sys.path changes (a lab installed there while a notebook's kernel runs is found by the next call)."""
+    from importlib import metadata
+
+
+    scans = []
+    real = metadata.entry_points
+
+    def counting(**kwargs):
+        scans.append(kwargs)
+        return real(**kwargs)
+
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setattr(metadata, "entry_points", counting)
+    for _ in range(5):
+        assert "late" not in available_labs()
+    assert len(scans) == 1
+    _distribution(site, "late-lab", {"late": "late_lab:LAB"}, {"late_lab": "from flinklab.labs.joins import LAB\n"})
+    later = os.stat(site).st_mtime_ns + 1_000_000_000  # as a pip install seconds later leaves it (the clock is coarse)
+    os.utime(site, ns=(later, later))
+    assert "late" in available_labs() and len(scans) == 2
+    assert "late" in available_labs() and len(scans) == 2
