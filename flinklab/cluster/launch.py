@@ -183,7 +183,7 @@ class Composer:
         if command in self._params:
             return
         argv = [_java_run(env), *_HELPER_OPTS, "-classpath", f"{self.home / 'bin' / 'bash-java-utils.jar'}:"
-                f"{self._dist_jar()}", "org.apache.flink.runtime.util.bash.BashJavaUtils", command,
+                f"{dist_jar(self.home)}", "org.apache.flink.runtime.util.bash.BashJavaUtils", command,
                 "--configDir", str(self.conf_dir)]
         self._params[command] = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                                  stderr=subprocess.STDOUT)
@@ -215,7 +215,10 @@ class Composer:
         configdir = ["--configDir", str(conf)]
         args = [*dynamic.split(), *configdir] if script == "jobmanager.sh" else [*configdir, *dynamic.split()]
         java = _java_run(env)
-        argv = [java, *jvm_params.split(), *opts, *log_setting, "-classpath", f"{self._classpath(env)}::::",
+        # as flink-console.sh joins them: lib/'s jars, the SQL gateway's (none here), then HADOOP_CLASSPATH (the
+        # local backend's RPC system, local_rpc) and the Hadoop and YARN conf dirs (never set when composing)
+        classpath = f"{self._classpath(env)}::{env.get('HADOOP_CLASSPATH', '')}::"
+        argv = [java, *jvm_params.split(), *opts, *log_setting, "-classpath", classpath,
                 service.main, *args]
         added = {
             **{key: str(self.home / sub) for key, sub in _HOME_DIRS.items()},
@@ -262,10 +265,6 @@ class Composer:
                 return _json_str(value).split()
         return []
 
-    def _dist_jar(self) -> Path:
-        jars = sorted((self.home / "lib").glob("flink-dist*.jar"))
-        return jars[0] if jars else self.home / "lib" / "flink-dist.jar"
-
     def _classpath(self, env: dict[str, str]) -> str:
         """lib/'s jars in `sort -z` order (the user's locale, as the scripts sort them), flink-dist's last."""
         found = subprocess.run(f"find {shlex.quote(str(self.home / 'lib'))} ! -type d -name '*.jar' -print0 | sort -z",
@@ -273,6 +272,12 @@ class Composer:
         jars = [j.decode() for j in found.split(b"\0") if j]
         dist = [j for j in jars if re.search(r"/flink-dist[^/]*\.jar$", j)]
         return ":".join([j for j in jars if j not in dist] + dist)
+
+
+def dist_jar(home: Path) -> Path:
+    """The distribution's flink-dist jar (lib/flink-dist*.jar)."""
+    jars = sorted((home / "lib").glob("flink-dist*.jar"))
+    return jars[0] if jars else home / "lib" / "flink-dist.jar"
 
 
 def _java_run(env: dict[str, str]) -> str:

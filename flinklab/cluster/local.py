@@ -98,7 +98,8 @@ class LocalBackend:
         self.log_dir = self.local_dir / "log"
         self.pid_dir = self.local_dir / "pid"
         self.tmp_dir = self.local_dir / "tmp"
-        self.jvms = Jvms(self.local_dir)  # the JVMs this object launches (flinklab.cluster.local_jvms)
+        # the JVMs this object launches (flinklab.cluster.local_jvms), Flink's RPC system on their class path
+        self.jvms = Jvms(self.local_dir, rpc_dir=self.settings.cache_dir / "rpc")
         self._failed: str | None = None  # the component whose process died during a wait
 
     @classmethod

@@ -13,6 +13,7 @@ from flinklab.cluster.base import tm_name
 from flinklab.cluster.launch import Composer, Launch, LaunchCache, launch_key
 from flinklab.cluster.local_cds import archive_path, cds_options, start_dump, stop_dumps
 from flinklab.cluster.local_config import flink_home
+from flinklab.cluster.local_rpc import rpc_classpath
 from flinklab.flink.java import find_java, java_env
 from flinklab.flink.procs import find_processes, process_args, stop_processes
 from flinklab.flink.readiness import JOBMANAGER, TASKMANAGER
@@ -43,8 +44,11 @@ def stop_ours(pids: list[int], conf_dir: Path, timeout: float = STOP_TIMEOUT) ->
 class Jvms:
     """The JVMs one backend object launches under `local_dir` (conf/, log/<component>/, pid/<component>/)."""
 
-    def __init__(self, local_dir: Path):
+    def __init__(self, local_dir: Path, rpc_dir: Path | None = None):
         self.local_dir = local_dir
+        #: where the RPC system's jar is extracted for the class path (flinklab.cluster.local_rpc); None: Flink's way
+        self.rpc_dir = rpc_dir
+        self._rpc_classpath: str | None = None
         self.conf_dir = local_dir / "conf"
         self.log_dir = local_dir / "log"
         self.pid_dir = local_dir / "pid"
@@ -92,6 +96,7 @@ class Jvms:
             "FLINK_PID_DIR": str(self.pid_dir / component),
             "FLINK_IDENT_STRING": IDENT,
             "STD_REDIRECT_TO_FILE": "true",  # the JVM's stdout/stderr go to .out/.err next to its log
+            **self.rpc_env(),
             **self.cds_env(component),
         }
         try:
@@ -169,11 +174,26 @@ class Jvms:
         if self._composer is not None:
             self._composer.close()
 
+    @property
+    def rpc_classpath(self) -> str:
+        """The class path entries of the RPC system (flinklab.cluster.local_rpc), written once; '' without them."""
+        if self._rpc_classpath is None:
+            self._rpc_classpath = rpc_classpath(self.home, self.rpc_dir) if self.rpc_dir is not None else ""
+        return self._rpc_classpath
+
+    def rpc_env(self) -> dict[str, str]:
+        """HADOOP_CLASSPATH with the RPC system's jars first (Flink's scripts append it to the class path)."""
+        if not self.rpc_classpath:
+            return {}
+        theirs = (self.env or {}).get("HADOOP_CLASSPATH")
+        return {"HADOOP_CLASSPATH": f"{self.rpc_classpath}:{theirs}" if theirs else self.rpc_classpath}
+
     def archive(self, component: str) -> Path:
-        """The class-data-sharing archive of `component`'s kind (flinklab.cluster.local_cds)."""
+        """The class-data-sharing archive of `component`'s kind (flinklab.cluster.local_cds), named after the RPC
+        system's class path too (an archive made without it does not hold the RPC system's classes)."""
         assert self.java is not None
         kind = JOBMANAGER if component == JOBMANAGER else TASKMANAGER
-        return archive_path(self.local_dir / "cds", kind, self.java[0], self.home)
+        return archive_path(self.local_dir / "cds", kind, self.java[0], self.home, extra=self.rpc_classpath)
 
     def start_cds_dumps(self) -> None:
         """Once the cluster is ready: dump, in the background, the archives whose classes the recording JVMs

@@ -141,6 +141,16 @@ def test_a_first_start_is_composed_and_dumps_its_archives_at_the_lowest_priority
                  for pid in details["taskmanager_pids"].values()]
         assert len(flags) == 2 and flags[0] == flags[1] and flags[0], flags
         assert (local / "launch" / "taskmanager-2.json").is_file()  # recorded: the next such start replays it
+        # Flink's RPC system comes from the class path (flinklab.cluster.local_rpc), extracted once into the cache
+        # dir, not copied out of flink-dist into each JVM's tmp dir under a new name
+        rpc = settings.cache_dir / "rpc"
+        for pid in [details["jobmanager_pid"], *details["taskmanager_pids"].values()]:
+            args = process_args(pid) or []
+            classpath = args[args.index("-classpath") + 1].split(":")
+            assert [p for p in classpath if p.startswith(f"{rpc}/")] == \
+                [str(p) for p in sorted(rpc.glob("*/*.jar"), key=lambda p: p.name != "flinklab-rpc-loader.jar")]
+        assert not list((local / "tmp").rglob("flink-rpc-akka*.jar"))
+        assert len(list(rpc.glob("*/flink-rpc-akka.jar"))) == 1
     finally:
         backend.down()
     assert find_ours(local / "conf") == []
