@@ -17,7 +17,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,6 +27,7 @@ from typing import Callable
 
 import pytest
 from helpers.env import settings_env
+from helpers.javac import compile_java, find_javac
 from helpers.qfiles import (
     HARNESS_DEFINES,
     FileRules,
@@ -44,8 +44,6 @@ from helpers.qfiles import (
     split_output,
 )
 
-from flinklab.cluster.local_config import flink_home
-from flinklab.flink.java import host_java
 from flinklab.settings import Settings
 
 REPO = Path(__file__).resolve().parent.parent.parent
@@ -86,16 +84,12 @@ LOWER_UDF = """public class LowerUDF extends org.apache.flink.table.functions.Sc
 def lower_udf_class() -> bytes:
     """LOWER_UDF's class file, compiled once per test run by the JDK's javac beside the java that runs Flink (or on
     PATH), against PyFlink's jars."""
-    java = host_java()
-    javac = Path(java).with_name("javac") if java else None
-    javac_path = str(javac) if javac is not None and javac.is_file() else shutil.which("javac")
-    assert javac_path, "the replay compiles set.q's LowerUDF with javac: install a JDK (Java 17's javac)"
-    lib = os.pathsep.join(str(jar) for jar in sorted((flink_home() / "lib").glob("*.jar")))
+    javac = find_javac()
+    assert javac, "the replay compiles set.q's LowerUDF with javac: install a JDK (Java 17's javac)"
     with tempfile.TemporaryDirectory(prefix="lower-udf-") as work:
         source = Path(work) / "LowerUDF.java"
         source.write_text(LOWER_UDF, encoding="utf-8")
-        compiled = subprocess.run([javac_path, "--release", "11", "-cp", lib, "-d", work, str(source)],
-                                  capture_output=True, text=True, timeout=120, check=False)
+        compiled = compile_java(javac, source, Path(work))
         assert compiled.returncode == 0, compiled.stdout + compiled.stderr
         return (Path(work) / "LowerUDF.class").read_bytes()
 

@@ -4,17 +4,15 @@ where that cannot be done. A live test (tests/live/test_cluster_compose.py) star
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import zipfile
 from pathlib import Path
 
 import pytest
+from helpers.javac import compile_java, find_javac
 
 from flinklab.cluster.launch import dist_jar
 from flinklab.cluster.local_config import flink_home
 from flinklab.cluster.local_rpc import LOADER_CLASS, RPC_JAR, rpc_classpath
-from flinklab.flink.java import host_java
 
 
 def test_the_rpc_jar_is_extracted_once_with_the_loader_beside_it(tmp_path: Path) -> None:
@@ -52,20 +50,14 @@ def test_nothing_is_added_where_it_cannot_be_done(tmp_path: Path) -> None:
     assert rpc_classpath(flink_home(), tmp_path / "with space" / "rpc") == ""
 
 
-def _javac() -> str | None:
-    java = host_java() or shutil.which("java")
-    beside = Path(java).resolve().parent / "javac" if java else None
-    return str(beside) if beside is not None and beside.is_file() else shutil.which("javac")
-
-
 def test_the_shipped_loader_is_its_source_compiled(tmp_path: Path) -> None:
     """ClasspathRpcSystemLoader.class is what javac makes of the .java beside it (--release 11, as its header
     says): a change to the source without the class fails here."""
-    javac = _javac()
+    javac = find_javac()
     if javac is None:
         pytest.skip("no javac on this machine (a JDK's javac compiles the loader's source to compare)")
-    subprocess.run([javac, "--release", "11", "-cp", str(dist_jar(flink_home())), "-d", str(tmp_path),
-                    str(LOADER_CLASS.with_suffix(".java"))], check=True, capture_output=True)
+    compiled = compile_java(javac, LOADER_CLASS.with_suffix(".java"), tmp_path)
+    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
     compiled = (tmp_path / "org" / "flinklab" / "rpc" / LOADER_CLASS.name).read_bytes()
     assert compiled == LOADER_CLASS.read_bytes(), \
         f"{LOADER_CLASS} is stale: compile {LOADER_CLASS.with_suffix('.java').name} as its header says"
