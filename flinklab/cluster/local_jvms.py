@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+from functools import cached_property
 from pathlib import Path
 
 from flinklab.cluster.base import tm_name
@@ -48,7 +49,6 @@ class Jvms:
         self.local_dir = local_dir
         #: where the RPC system's jar is extracted for the class path (flinklab.cluster.local_rpc); None: Flink's way
         self.rpc_dir = rpc_dir
-        self._rpc_classpath: str | None = None
         self.conf_dir = local_dir / "conf"
         self.log_dir = local_dir / "log"
         self.pid_dir = local_dir / "pid"
@@ -174,12 +174,10 @@ class Jvms:
         if self._composer is not None:
             self._composer.close()
 
-    @property
+    @cached_property
     def rpc_classpath(self) -> str:
         """The class path entries of the RPC system (flinklab.cluster.local_rpc), written once; '' without them."""
-        if self._rpc_classpath is None:
-            self._rpc_classpath = rpc_classpath(self.home, self.rpc_dir) if self.rpc_dir is not None else ""
-        return self._rpc_classpath
+        return rpc_classpath(self.home, self.rpc_dir) if self.rpc_dir is not None else ""
 
     def rpc_env(self) -> dict[str, str]:
         """HADOOP_CLASSPATH with the RPC system's jars first (Flink's scripts append it to the class path)."""

@@ -61,8 +61,7 @@ def rpc_classpath(home: Path, rpc_dir: Path) -> str:
                 target.mkdir(parents=True, exist_ok=True)
                 with jar.open(RPC_JAR) as inner:
                     _write_whole(rpc, lambda out: shutil.copyfileobj(inner, out, 1 << 20))
-        if not loader.is_file():
-            target.mkdir(parents=True, exist_ok=True)
+        if not loader.is_file():  # the RPC jar's dir is there by now
             _write_whole(loader, _write_loader_jar)
     except (OSError, zipfile.BadZipFile):
         return ""
