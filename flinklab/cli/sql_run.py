@@ -71,8 +71,9 @@ def run_sql(
 
     settings = Settings.from_env()
     # SIGTERM / SIGHUP raise Terminated here: the `finally` blocks close the operation and the session (cancelling
-    # the query's job) on the way out, as on Ctrl-C (the shell sets up its own guard for its prompt and views)
-    with SignalGuard() as guard:
+    # the query's job) on the way out, as on Ctrl-C (the shell sets up its own guard for its prompt and views). A
+    # script's Ctrl-C ends the process too: its clean-up is held to the same grace
+    with SignalGuard(interrupts=not shell) as guard:
         client = LabSqlClient(settings, url, embedded=embedded)
         guard.on_signal(lambda: client.api.shorten_timeout(CLOSE_SECONDS))
         try:

@@ -8,9 +8,11 @@ session on Ctrl-C run on the way out. `Terminated` is not a KeyboardInterrupt: n
 this statement, go on" (the shell's prompt, its statements) catches it, and no `Query terminated` line is printed.
 
 Closing must not hang on a gateway that does not answer: once a signal arrived, whatever has not ended after
-GRACE_SECONDS is ended with os._exit, and a second signal ends the process at once. Signals that arrive together
-(`timeout` signals the command and then its process group; a terminal's hangup reaches the whole foreground group)
-count as one.
+GRACE_SECONDS is ended with os._exit, and a second signal ends the process at once. A guard made with
+`interrupts=True` (a script run, which Ctrl-C ends) holds Ctrl-C to the same bound: SIGINT is still raised as
+KeyboardInterrupt (the `Query terminated` line, exit status 130), and the clean-up it starts is cut off alike.
+Signals that arrive together (`timeout` signals the command and then its process group; a terminal's hangup reaches
+the whole foreground group) count as one.
 """
 
 from __future__ import annotations
@@ -61,13 +63,16 @@ class SignalGuard:
     the main thread the guard does nothing (signal handlers can only be set there), and a signal the process was
     started ignoring (`nohup`) stays ignored."""
 
-    def __init__(self, deliver: Callable[[Terminated], bool] | None = None, *, grace: float = GRACE_SECONDS):
+    def __init__(self, deliver: Callable[[Terminated], bool] | None = None, *, grace: float = GRACE_SECONDS,
+                 interrupts: bool = False):
         self.deliver = deliver
         self.grace = grace
+        self.interrupts = interrupts
         self.received: Terminated | None = None
         self._callbacks: list[Callable[[], None]] = []
         self._previous: dict[int, object] = {}
         self._at = 0.0
+        self._interrupted_at: float | None = None
 
     def on_signal(self, callback: Callable[[], None]) -> None:
         """Run `callback` when the first signal arrives, before Terminated is raised (from the handler: keep it
@@ -85,6 +90,9 @@ class SignalGuard:
                 if signal.getsignal(signum) is signal.SIG_IGN:
                     continue  # `nohup sql-client.sh ...`: a hangup was meant not to end it
                 self._previous[signum] = signal.signal(signum, self._handle)
+            # Ctrl-C: only where Python's own handler is in place (not one the process was started ignoring)
+            if self.interrupts and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+                self._previous[signal.SIGINT] = signal.signal(signal.SIGINT, self._interrupt)
         return self
 
     def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
@@ -101,11 +109,25 @@ class SignalGuard:
             os._exit(128 + signum)  # asked again while closing: now
         self.received = Terminated(signum)
         self._at = time.monotonic()
-        watchdog = threading.Timer(self.grace, os._exit, (self.received.exit_status,))
+        self._closing(self.received.exit_status)
+        if self.deliver is not None and self.deliver(self.received):
+            return
+        raise self.received
+
+    def _interrupt(self, signum: int, frame: FrameType | None) -> None:
+        """Ctrl-C in a script run: KeyboardInterrupt, as without the guard, with the clean-up held to the grace."""
+        if self._interrupted_at is not None:
+            if time.monotonic() - self._interrupted_at < SAME_SIGNAL_SECONDS:
+                return
+            os._exit(128 + signum)
+        self._interrupted_at = time.monotonic()
+        self._closing(128 + signum)
+        raise KeyboardInterrupt
+
+    def _closing(self, exit_status: int) -> None:
+        """The process ends now: exit with `exit_status` after the grace whatever still waits; run the callbacks."""
+        watchdog = threading.Timer(self.grace, os._exit, (exit_status,))
         watchdog.daemon = True
         watchdog.start()
         for callback in self._callbacks:
             callback()
-        if self.deliver is not None and self.deliver(self.received):
-            return
-        raise self.received

@@ -1,6 +1,7 @@
 """flinklab.sqlclient.signals with real signals, in a child process (a guard ends the process it guards): SIGTERM and
 SIGHUP run the clean-up and exit with 128 + the signal's number; a doubled delivery (as `timeout` and a terminal's
-hangup deliver) is one; a second signal, or a clean-up that hangs past the grace, ends the process at once.
+hangup deliver) is one; a second signal, or a clean-up that hangs past the grace, ends the process at once. A guard
+for a script run holds Ctrl-C's clean-up to the same grace, still as a KeyboardInterrupt (exit status 130).
 
 The clean-up that matters (closing the operation and the session on a real gateway) is tested live:
 tests/live/test_client_signals_live.py."""
@@ -25,7 +26,7 @@ if mode == "nohup":
 delivered = threading.Event()
 deliver = (lambda terminated: delivered.set() or True) if mode == "deliver" else None
 try:
-    with SignalGuard(deliver, grace=grace) as guard:
+    with SignalGuard(deliver, grace=grace, interrupts=mode.startswith("interrupt")) as guard:
         guard.on_signal(lambda: print("on_signal", flush=True))
         try:
             print("ready", flush=True)
@@ -35,12 +36,15 @@ try:
                 time.sleep(30)
         finally:
             print("closing", flush=True)
-            if mode == "slow":
+            if mode.endswith("slow"):
                 time.sleep(30)
             print("closed", flush=True)
 except Terminated as exc:
     print("exit", exc.exit_status, flush=True)
     sys.exit(exc.exit_status)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+    sys.exit(130)
 print("not terminated", flush=True)
 """
 
@@ -119,3 +123,28 @@ def test_a_hangup_ignored_from_the_start_stays_ignored() -> None:
     child.signal(signal.SIGTERM)
     rc, lines, _ = child.end()
     assert (rc, lines) == (143, ["on_signal", "closing", "closed", "exit 143"])
+
+
+def test_ctrl_c_in_a_script_run_is_a_keyboard_interrupt_that_runs_the_clean_up() -> None:
+    child = Child("interrupt")
+    child.signal(signal.SIGINT, times=2)  # a terminal's Ctrl-C and a `kill -INT` of the group: one request
+    rc, lines, seconds = child.end()
+    assert (rc, lines) == (130, ["on_signal", "closing", "closed", "interrupted"])
+    assert seconds < 2.0
+
+
+def test_ctrl_c_in_a_script_run_cuts_a_hanging_clean_up_off_after_the_grace() -> None:
+    """A gateway that does not answer the close after Ctrl-C: the run still ends, with Ctrl-C's status."""
+    child = Child("interrupt-slow", grace=1.0)
+    child.signal(signal.SIGINT)
+    rc, lines, seconds = child.end()
+    assert (rc, lines) == (130, ["on_signal", "closing"])
+    assert 0.5 < seconds < 4.0
+
+
+def test_without_interrupts_ctrl_c_is_left_to_python() -> None:
+    """The shell's guard: Ctrl-C there stops a statement and the prompt goes on (no grace, no callbacks)."""
+    child = Child("plain")
+    child.signal(signal.SIGINT)
+    rc, lines, _ = child.end()
+    assert (rc, lines) == (130, ["closing", "closed", "interrupted"])
