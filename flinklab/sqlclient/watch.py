@@ -6,6 +6,7 @@ Used by `flinklab run` around all of its steps (which may run at once, on thread
 
 from __future__ import annotations
 
+import signal
 import threading
 from typing import Callable
 
@@ -53,6 +54,9 @@ class ClusterWatch:
             return False
 
     def _watch(self) -> None:
+        # Ctrl-C, SIGTERM and SIGHUP go to the main thread, where they interrupt the call it waits in: delivered
+        # to this thread, Python would run their handlers only once the main thread's call returned
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
         rest = self._rest
         assert rest is not None
         misses = 0
