@@ -18,6 +18,7 @@ from typing import ClassVar, Protocol, TypeVar, get_origin, get_type_hints
 from flinklab.cluster.progress import ProgressFn
 from flinklab.cluster.registry import backend_class, backend_names
 from flinklab.errors import ClusterError, UsageError
+from flinklab.files import write_atomic
 from flinklab.flink.readiness import JOBMANAGER, TASKMANAGER
 from flinklab.flink.rest import FlinkRest, RestUnavailable
 from flinklab.flink.tls import cluster_rest
@@ -124,11 +125,7 @@ def read_record(settings: Settings, details: bool = True) -> ClusterRecord | Non
 
 
 def write_record(settings: Settings, record: ClusterRecord) -> None:
-    path = record_path(settings)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(asdict(record), indent=2))
-    tmp.replace(path)
+    write_atomic(record_path(settings), json.dumps(asdict(record), indent=2), mkdir=True)
 
 
 def remove_record(settings: Settings) -> None:

@@ -33,6 +33,7 @@ import subprocess
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from flinklab.files import write_atomic
 from flinklab.version import FLINK_VERSION
 
 #: The environment variables Flink's scripts read (or might): part of the key. Others (TERM, PWD...) are not.
@@ -94,10 +95,7 @@ class LaunchCache:
         added = {k: v for k, v in environ.items() if given_env.get(k) != v}
         launch = Launch(key=key, argv=argv, env=added, out=out, err=err)
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            tmp = self._file(component).with_suffix(".tmp")
-            tmp.write_text(json.dumps(asdict(launch), indent=1))
-            tmp.replace(self._file(component))
+            write_atomic(self._file(component), json.dumps(asdict(launch), indent=1), mkdir=True)
         except OSError:
             return False
         return True

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import shutil
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping
@@ -16,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from flinklab.errors import UsageError
+from flinklab.files import write_atomic
 from flinklab.grading.results import CheckResult, GradeReport
 
 
@@ -217,17 +216,13 @@ def write_output(path: Path, data: bytes) -> Path | None:
     from flinklab.grading.files import backup_path
 
     backup = None
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.is_file() and not _written_by_flinklab(path):
             backup = backup_path(path)
             shutil.copy2(path, backup)
-        tmp.write_bytes(data)
-        tmp.replace(path)
+        write_atomic(path, data)
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
         raise UsageError(f"Cannot write {path}: {exc.strerror or exc}.", "Choose a writable path.") from None
     return backup
 

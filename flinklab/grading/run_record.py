@@ -19,18 +19,17 @@ Recording never fails a run (an unwritable folder, a vanished file: no record) a
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import re
 import stat
 import sys
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from flinklab.files import write_atomic
 from flinklab.flink.sql_split import strip_comments
 
 RECORD_DIR = ".flinklab"
@@ -121,13 +120,7 @@ def record_run(out_file: Path, init_files: Sequence[Path], script_file: Path | N
         record = {"version": VERSION, "output": {"sha256": output}, "init": init, "script": script}
         path = record_path(out_file)
         path.parent.mkdir(exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        try:
-            tmp.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-            tmp.replace(path)
-        finally:
-            with contextlib.suppress(OSError):
-                tmp.unlink(missing_ok=True)
+        write_atomic(path, json.dumps(record, indent=1) + "\n")
         return path
     except Exception:  # recording is a courtesy to the grader: a run never fails for it
         return None

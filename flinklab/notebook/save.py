@@ -14,6 +14,7 @@ from typing import Any
 from flinklab.course.registry import get_lab
 from flinklab.dbapi.connection import gateway_client
 from flinklab.errors import FlinklabError
+from flinklab.files import write_atomic
 from flinklab.notebook.kernel import KernelSession, run_in_thread
 from flinklab.usecases.run import LabRun, run_lab
 
@@ -33,13 +34,13 @@ def save_step(kernel: KernelSession, lab_name: str, step_id: str, sql: str, show
     text = sql if sql.endswith("\n") else sql + "\n"
     if step_id in (lab.init_file, Path(lab.init_file).stem):
         workspace.mkdir(parents=True, exist_ok=True)
-        _write(workspace / lab.init_file, text)
+        write_atomic(workspace / lab.init_file, text)
         kernel.out.write(f"Saved {workspace / lab.init_file}.\n")
         kernel.run_init(workspace / lab.init_file)
         return None
     step = lab.step(step_id)
     workspace.mkdir(parents=True, exist_ok=True)
-    _write(workspace / step.sql_file, text)
+    write_atomic(workspace / step.sql_file, text)
     client = gateway_client(settings, kernel.url, kernel.token)
     out_file = workspace / step.out_file
     growing = out_file.with_name(f".{out_file.name}.tmp")  # where the runner writes before it renames
@@ -82,9 +83,3 @@ def _refresh(handle: Any, path: Path, shown: str) -> str:
     if text != shown:
         handle.update({"text/plain": text}, raw=True)
     return text
-
-
-def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)

@@ -19,6 +19,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from flinklab.errors import UsageError
+from flinklab.files import write_atomic
 from flinklab.grading.formats import GradeResult, read_results
 
 
@@ -125,10 +126,7 @@ def write_csv(report: ClassReport, path: Path) -> None:
 
 def _write(path: Path, text: str) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
+        write_atomic(path, text, mkdir=True)
     except OSError as exc:
         raise UsageError(f"Cannot write {path}: {exc.strerror or exc}.", "Choose a writable path.") from None
 

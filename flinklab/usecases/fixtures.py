@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from flinklab.errors import FlinklabError, UsageError
+from flinklab.files import write_atomic
 from flinklab.lab_api import Lab
 from flinklab.lab_api.csvdata import render_csv
 
@@ -39,12 +40,9 @@ def write_fixtures(lab: Lab, out_dir: Path | None, seed: int | None = None, scal
     written = []
     for name in lab.fixtures.files:
         path = out_dir / name
-        tmp = path.with_name(f".{name}.tmp")
         try:
-            tmp.write_bytes(render_csv(generated[name]).encode("utf-8"))
-            tmp.replace(path)
+            write_atomic(path, render_csv(generated[name]))
         except OSError as exc:
-            tmp.unlink(missing_ok=True)
             raise UsageError(f"Cannot write {path}: {exc.strerror or exc}.", "Choose another dir with --out.") from None
         written.append(path)
     return written

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from flinklab.errors import FlinklabError
+from flinklab.files import write_atomic
 from flinklab.lab_api import Lab
 from flinklab.usecases.solution import InstallResult, write_keeping_backup
 
@@ -72,19 +73,12 @@ def write_report(lab: Lab, workspace: Path, run: LabRun, before: dict | None = N
         if yours:
             write_keeping_backup(path, text, written)
         else:
-            _write_atomic(path, text)
+            write_atomic(path, text)
     except OSError as exc:  # a full workspace: no half-written report.json (a replaced one was backed up first)
-        path.with_name(f".{path.name}.tmp").unlink(missing_ok=True)
         run.report_path = None
         raise OutputWriteError(path, exc) from None
     if written.backups:
         run.report_backup = written.backups[0][1]
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
 
 
 def _json_object(path: Path) -> dict | None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from flinklab.course.textpaths import rewrite_paths
 from flinklab.errors import UsageError
+from flinklab.files import write_atomic
 from flinklab.grading.files import backup_path
 from flinklab.lab_api import Lab, Step
 from flinklab.settings import Settings
@@ -34,9 +35,7 @@ def write_keeping_backup(path: Path, text: str, result: InstallResult) -> None:
         backup = backup_path(path)
         path.rename(backup)
         result.backups.append((path, backup))
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, text)
     result.installed.append(path)
 
 

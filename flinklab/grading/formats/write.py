@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 from flinklab.errors import UsageError
+from flinklab.files import write_atomic
 from flinklab.grading.formats.codegrade import codegrade
 from flinklab.grading.formats.flinklab_json import flinklab_json
 from flinklab.grading.formats.gradescope import gradescope
@@ -37,11 +37,7 @@ def render_result(result: GradeResult, fmt: str) -> bytes:
 def write_result(result: GradeResult, fmt: str, path: Path) -> None:
     """Write `result` in format `fmt` to `path` whole (through a temporary name: never half a file)."""
     data = render_result(result, fmt)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(data)
-        tmp.replace(path)
+        write_atomic(path, data, mkdir=True)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise UsageError(f"Cannot write {path}: {exc.strerror or exc}.", "Choose a writable path.") from None
