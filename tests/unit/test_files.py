@@ -4,6 +4,7 @@ removes, leaving the old file as it was."""
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -50,7 +51,7 @@ def test_the_temporary_is_this_process_s_own_beside_the_file(tmp_path: Path, mon
     monkeypatch.setattr(files.os, "replace", recording)
     path = tmp_path / "cluster.json"
     write_atomic(path, "{}")
-    assert renamed == [(tmp_path / f".cluster.json.tmp-{os.getpid()}", path)]
+    assert renamed == [(tmp_path / f".cluster.json.tmp-{os.getpid()}-{threading.get_ident()}", path)]
 
 
 def test_a_failed_rename_leaves_the_old_file_removes_the_temporary_and_raises(
