@@ -2,10 +2,15 @@
 
 `flinklab image build-grader [--labs LAB...] [--tag TAG]`. Nothing is pulled or downloaded: the image is built FROM
 the stand-in (itself from a debootstrap root and the PyPI wheel's Flink), and adds what runs flinklab on this
-machine: its Python (`sys.base_prefix`, without the test suite, caches and static libraries), the packages of
-flinklab's environment (PyFlink's jars come from the image's /opt/flink instead of a second 300 MB copy), flinklab
-itself and the chosen labs' packages (their entry points only: a lab left out is not found in the image). The
-entrypoint (image_files/grader/entrypoint.sh) knows Gradescope's and PrairieLearn's layouts.
+machine: its Python (`sys.base_prefix`, without the test suite, caches and static libraries), the packages flinklab
+and the chosen labs need to run (their requirements' closure, not whatever else the environment holds: test tools,
+notebooks; PyFlink's jars come from the image's /opt/flink instead of a second 300 MB copy), flinklab itself and the
+chosen labs' packages (their entry points only: a lab left out is not found in the image). The entrypoint
+(image_files/grader/entrypoint.sh) knows Gradescope's and PrairieLearn's layouts.
+
+The build context is one tree, `rootfs/`, laid out as the image's file system, copied in by one COPY, and the
+Dockerfile sets the image's metadata before it: on an engine whose storage driver diffs the whole file system at
+each step (fuse-overlayfs: ~20 s a step once the packages are in), every step after the big COPY is expensive.
 
 The building machine's Python must run on Debian bookworm's C library (it is copied, not reinstalled); the image
 is tagged by a hash of everything that went in, so a second build with the same inputs is a no-op.
@@ -15,12 +20,13 @@ from __future__ import annotations
 
 import hashlib
 import io
+import re
 import sys
 import sysconfig
 import tarfile
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata, resources
 from pathlib import Path
@@ -30,7 +36,7 @@ from flinklab.errors import UsageError
 from flinklab.version import FLINK_VERSION
 
 GRADER_REPOSITORY = "flinklab/grader"
-RECIPE_VERSION = "1"
+RECIPE_VERSION = "2"
 LAB_GROUP = "flinklab.labs"
 #: Parts of the Python installation an image does not need.
 _SKIP_PYTHON = {"test", "site-packages", "__pycache__", "idlelib", "tkinter", "turtledemo", "ensurepip", "include",
@@ -85,6 +91,16 @@ class _Source:
     follow: bool = False
 
 
+#: Where each part of the context goes in the image (the context's `rootfs/` is the image's `/`).
+ROOTFS = "rootfs"
+PYTHON = f"{ROOTFS}/opt/python"
+SITE_PACKAGES = f"{ROOTFS}/opt/flinklab/site-packages"
+APP = f"{ROOTFS}/opt/flinklab/app"
+#: The generated files that are programs (mode 755).
+_PROGRAMS = {f"{ROOTFS}/opt/flinklab/bin/flinklab", f"{ROOTFS}/usr/local/bin/flinklab-grade",
+             f"{ROOTFS}/autograder/run_autograder"}
+
+
 def _sources(entry_points: Sequence[metadata.EntryPoint]) -> tuple[list[_Source], dict[str, bytes]]:
     """What the context holds: the folders and the generated files (arcname -> bytes)."""
     prefix = Path(sys.base_prefix)
@@ -96,23 +112,28 @@ def _sources(entry_points: Sequence[metadata.EntryPoint]) -> tuple[list[_Source]
         if ep.dist is not None:
             dists[ep.dist.metadata["Name"]] = ep.dist
     dists.setdefault("flinklab", metadata.distribution("flinklab"))
+    needed = runtime_entries(dists.values())
     sources = [
-        _Source(prefix / "bin", "python/bin", lambda parts: False),
-        _Source(prefix / "lib", "python/lib", lambda parts: bool(_SKIP_PYTHON.intersection(parts))
+        _Source(prefix / "bin", f"{PYTHON}/bin", lambda parts: False),
+        _Source(prefix / "lib", f"{PYTHON}/lib", lambda parts: bool(_SKIP_PYTHON.intersection(parts))
                 or parts[-1].endswith(".a") or (len(parts) > 1 and parts[1].startswith("config-"))),
-        _Source(purelib, "site-packages", lambda parts: parts[0] in packages or parts[0].startswith("__editable__")
+        _Source(purelib, SITE_PACKAGES, lambda parts: parts[0] not in needed or parts[0] in packages
+                or parts[0].startswith("__editable__")
                 or parts[0].endswith((".dist-info", ".pth")) and _dist_name(parts[0]) in _names(dists)
                 or bool(_SKIP_PACKAGES.intersection(parts)) or (parts[0] == "pyflink" and len(parts) > 1
                                                                 and parts[1] in _SKIP_PYFLINK)),
     ]
     for name in sorted(packages):
-        sources.append(_Source(_package_dir(name), f"app/{name}", lambda parts: "__pycache__" in parts, follow=True))
-    generated = {"bin/flinklab": grader_file("flinklab"), "entrypoint.sh": grader_file("entrypoint.sh"),
-                 "run_autograder": grader_file("run_autograder"), "Dockerfile": grader_file("Dockerfile")}
+        sources.append(_Source(_package_dir(name), f"{APP}/{name}", lambda parts: "__pycache__" in parts,
+                               follow=True))
+    generated = {f"{ROOTFS}/opt/flinklab/bin/flinklab": grader_file("flinklab"),
+                 f"{ROOTFS}/usr/local/bin/flinklab-grade": grader_file("entrypoint.sh"),
+                 f"{ROOTFS}/autograder/run_autograder": grader_file("run_autograder"),
+                 "Dockerfile": grader_file("Dockerfile")}
     chosen = {ep.name for ep in entry_points}
     for dist_name, dist in sorted(dists.items()):
         # the distribution's metadata, its lab entry points only: discovery finds exactly the chosen labs
-        info = f"app/{_normal(dist_name)}-{dist.version}.dist-info"
+        info = f"{APP}/{_normal(dist_name)}-{dist.version}.dist-info"
         generated[f"{info}/METADATA"] = (dist.read_text("METADATA") or f"Name: {dist_name}\n").encode()
         points = [ep for ep in dist.entry_points if ep.group != LAB_GROUP or ep.name in chosen]
         lines: list[str] = []
@@ -126,6 +147,41 @@ def _sources(entry_points: Sequence[metadata.EntryPoint]) -> tuple[list[_Source]
 
 def _normal(name: str) -> str:
     return name.replace("-", "_").lower()
+
+
+def _requirement_name(requirement: str) -> str | None:
+    """The distribution a `Requires-Dist` line names, or None when it is an extra's. Other markers (a platform,
+    a Python version) are not evaluated: a requirement that does not apply here is not installed either, and one
+    installed anyway costs a little room."""
+    name, _, marker = requirement.partition(";")
+    if re.search(r"\bextra\b", marker):
+        return None
+    match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", name)
+    return match.group(1) if match else None
+
+
+def runtime_entries(dists: Iterable[metadata.Distribution]) -> set[str]:
+    """The top-level entries of site-packages (packages, modules, .dist-info folders) that belong to `dists` or to
+    what they require, transitively (their extras left out: a test tool or a notebook is not needed to grade)."""
+    todo = list(dists)
+    seen: set[str] = set()
+    entries: set[str] = set()
+    while todo:
+        dist = todo.pop()
+        key = re.sub(r"[-_.]+", "-", dist.metadata["Name"] or "").lower()
+        if key in seen:
+            continue
+        seen.add(key)
+        entries.update(f.parts[0] for f in dist.files or () if f.parts and f.parts[0] != "..")
+        for requirement in dist.requires or ():
+            name = _requirement_name(requirement)
+            if name is None:
+                continue
+            try:
+                todo.append(metadata.distribution(name))
+            except metadata.PackageNotFoundError:
+                continue  # not installed here (e.g. only for another platform): nothing to copy
+    return entries
 
 
 def _names(dists: Mapping[str, metadata.Distribution]) -> set[str]:
@@ -180,7 +236,7 @@ def _context(entry_points: Sequence[metadata.EntryPoint]) -> IO[bytes]:
         for name, data in generated.items():
             info = tarfile.TarInfo(name)
             info.size, info.mtime = len(data), int(time.time())
-            info.mode = 0o755 if name in ("entrypoint.sh", "run_autograder", "bin/flinklab") else 0o644
+            info.mode = 0o755 if name in _PROGRAMS else 0o644
             tar.addfile(info, io.BytesIO(data))
         for source in sources:
             for path, parts in _walk(source):
@@ -217,9 +273,9 @@ def build_grader_image(labs: Sequence[str] | None = None, tag: str | None = None
     say(f"building {content_tag} (labs: {', '.join(names)}) FROM {standin.tag}")
     context = _context(entry_points)
     try:
+        # the labels through the Dockerfile (one step before the big COPY), not `labels=` (a step each, at the end)
         client.images.build(fileobj=context, custom_context=True, tag=content_tag, pull=False, rm=True,
-                            forcerm=True, buildargs={"STANDIN_IMAGE": standin.tag},
-                            labels={"io.flinklab.grader": "true", "io.flinklab.labs": ",".join(names)})
+                            forcerm=True, buildargs={"STANDIN_IMAGE": standin.tag, "LABS": ",".join(names)})
     except BuildError as exc:
         raise build_failed("the grader image", exc) from None
     finally:
