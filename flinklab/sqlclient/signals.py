@@ -96,8 +96,12 @@ class SignalGuard:
         return self
 
     def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
+        # once a signal arrived the process is on its way out (the watchdog bounds it): a late copy of that signal
+        # (a doubled delivery the handler did not see in time) must not then kill it with the signal's default
+        # action, or raise a second KeyboardInterrupt in the code that reports the first
+        ending = self.received is not None or self._interrupted_at is not None
         for signum, previous in self._previous.items():
-            signal.signal(signum, previous)  # type: ignore[arg-type]
+            signal.signal(signum, signal.SIG_IGN if ending else previous)  # type: ignore[arg-type]
         self._previous.clear()
         if self.received is not None and exc is not self.received:
             raise self.received  # the block ended some other way (e.g. writing to a hung-up terminal failed)

@@ -17,7 +17,7 @@ import time
 import pytest
 
 CHILD = """
-import signal, sys, threading, time
+import os, signal, sys, threading, time
 from flinklab.sqlclient.signals import SignalGuard, Terminated
 
 mode, grace = sys.argv[1], float(sys.argv[2])
@@ -40,9 +40,15 @@ try:
                 time.sleep(30)
             print("closed", flush=True)
 except Terminated as exc:
+    if mode == "late":  # a copy of the signal that comes once the guard is left, as the process reports and exits
+        os.kill(os.getpid(), exc.signum)
+        time.sleep(0.2)
     print("exit", exc.exit_status, flush=True)
     sys.exit(exc.exit_status)
 except KeyboardInterrupt:
+    if mode == "interrupt-late":
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.2)
     print("interrupted", flush=True)
     sys.exit(130)
 print("not terminated", flush=True)
@@ -148,3 +154,15 @@ def test_without_interrupts_ctrl_c_is_left_to_python() -> None:
     child.signal(signal.SIGINT)
     rc, lines, _ = child.end()
     assert (rc, lines) == (130, ["closing", "closed", "interrupted"])
+
+
+@pytest.mark.parametrize("mode, signum, status, last", [("late", signal.SIGTERM, 143, "exit 143"),
+                                                        ("interrupt-late", signal.SIGINT, 130, "interrupted")])
+def test_a_copy_of_the_signal_after_the_guard_is_left_does_not_change_the_ending(mode: str, signum: int,
+                                                                                  status: int, last: str) -> None:
+    """A doubled delivery that comes late (a loaded machine): the process still exits as the first signal said, not
+    killed by the signal's default action nor with a second KeyboardInterrupt raised while it reports the first."""
+    child = Child(mode)
+    child.signal(signum)
+    rc, lines, _ = child.end()
+    assert (rc, lines) == (status, ["on_signal", "closing", "closed", last])
