@@ -168,7 +168,7 @@ def runtime_entries(dists: Iterable[metadata.Distribution]) -> set[str]:
     entries: set[str] = set()
     while todo:
         dist = todo.pop()
-        key = re.sub(r"[-_.]+", "-", dist.metadata["Name"] or "").lower()
+        key = _normal(dist.metadata["Name"] or "")
         if key in seen:
             continue
         seen.add(key)

@@ -71,8 +71,8 @@ class SignalGuard:
         self.received: Terminated | None = None
         self._callbacks: list[Callable[[], None]] = []
         self._previous: dict[int, object] = {}
-        self._at = 0.0
-        self._interrupted_at: float | None = None
+        self._at: float | None = None  # when the first SIGTERM / SIGHUP arrived
+        self._interrupted_at: float | None = None  # when the first Ctrl-C did (a guard with `interrupts`)
 
     def on_signal(self, callback: Callable[[], None]) -> None:
         """Run `callback` when the first signal arrives, before Terminated is raised (from the handler: keep it
@@ -99,7 +99,7 @@ class SignalGuard:
         # once a signal arrived the process is on its way out (the watchdog bounds it): a late copy of that signal
         # (a doubled delivery the handler did not see in time) must not then kill it with the signal's default
         # action, or raise a second KeyboardInterrupt in the code that reports the first
-        ending = self.received is not None or self._interrupted_at is not None
+        ending = self._at is not None or self._interrupted_at is not None
         for signum, previous in self._previous.items():
             signal.signal(signum, signal.SIG_IGN if ending else previous)  # type: ignore[arg-type]
         self._previous.clear()
@@ -107,10 +107,8 @@ class SignalGuard:
             raise self.received  # the block ended some other way (e.g. writing to a hung-up terminal failed)
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
-        if self.received is not None:
-            if time.monotonic() - self._at < SAME_SIGNAL_SECONDS:
-                return  # the same request, delivered twice
-            os._exit(128 + signum)  # asked again while closing: now
+        if self._repeated(self._at, signum):
+            return
         self.received = Terminated(signum)
         self._at = time.monotonic()
         self._closing(self.received.exit_status)
@@ -120,13 +118,21 @@ class SignalGuard:
 
     def _interrupt(self, signum: int, frame: FrameType | None) -> None:
         """Ctrl-C in a script run: KeyboardInterrupt, as without the guard, with the clean-up held to the grace."""
-        if self._interrupted_at is not None:
-            if time.monotonic() - self._interrupted_at < SAME_SIGNAL_SECONDS:
-                return
-            os._exit(128 + signum)
+        if self._repeated(self._interrupted_at, signum):
+            return
         self._interrupted_at = time.monotonic()
         self._closing(128 + signum)
         raise KeyboardInterrupt
+
+    @staticmethod
+    def _repeated(first_at: float | None, signum: int) -> bool:
+        """After a first signal (at `first_at`), another: True for the same request delivered twice (nothing to do);
+        a later one, asked again while closing, ends the process now."""
+        if first_at is None:
+            return False
+        if time.monotonic() - first_at < SAME_SIGNAL_SECONDS:
+            return True
+        os._exit(128 + signum)
 
     def _closing(self, exit_status: int) -> None:
         """The process ends now: exit with `exit_status` after the grace whatever still waits; run the callbacks."""

@@ -86,12 +86,16 @@ def test_a_signal_runs_the_clean_up_and_exits_with_128_plus_its_number(signum: i
     assert seconds < 2.0
 
 
-def test_a_signal_delivered_twice_at_once_is_one() -> None:
-    """`timeout` signals the command and then its process group: the clean-up must still run."""
-    child = Child("plain")
-    child.signal(signal.SIGTERM, times=2)
-    rc, lines, _ = child.end()
-    assert (rc, lines) == (143, ["on_signal", "closing", "closed", "exit 143"])
+@pytest.mark.parametrize("mode, signum, status, last", [("plain", signal.SIGTERM, 143, "exit 143"),
+                                                        ("interrupt", signal.SIGINT, 130, "interrupted")])
+def test_a_signal_delivered_twice_at_once_is_one(mode: str, signum: int, status: int, last: str) -> None:
+    """`timeout` signals the command and then its process group; a terminal's Ctrl-C and a `kill -INT` of the group
+    reach a script run twice: the clean-up must still run (Ctrl-C's as a KeyboardInterrupt, in a script run)."""
+    child = Child(mode)
+    child.signal(signum, times=2)
+    rc, lines, seconds = child.end()
+    assert (rc, lines) == (status, ["on_signal", "closing", "closed", last])
+    assert seconds < 2.0
 
 
 def test_a_second_signal_while_closing_exits_at_once() -> None:
@@ -104,11 +108,15 @@ def test_a_second_signal_while_closing_exits_at_once() -> None:
     assert seconds < 1.0
 
 
-def test_a_clean_up_that_hangs_is_cut_off_after_the_grace() -> None:
-    child = Child("slow", grace=1.0)
-    child.signal(signal.SIGTERM)
+@pytest.mark.parametrize("mode, signum, status", [("slow", signal.SIGTERM, 143),
+                                                  ("interrupt-slow", signal.SIGINT, 130)])
+def test_a_clean_up_that_hangs_is_cut_off_after_the_grace(mode: str, signum: int, status: int) -> None:
+    """A gateway that does not answer the close: the process still ends, with the signal's status (Ctrl-C's too,
+    in a script run)."""
+    child = Child(mode, grace=1.0)
+    child.signal(signum)
     rc, lines, seconds = child.end()
-    assert (rc, lines) == (143, ["on_signal", "closing"])
+    assert (rc, lines) == (status, ["on_signal", "closing"])
     assert 0.5 < seconds < 4.0
 
 
@@ -129,23 +137,6 @@ def test_a_hangup_ignored_from_the_start_stays_ignored() -> None:
     child.signal(signal.SIGTERM)
     rc, lines, _ = child.end()
     assert (rc, lines) == (143, ["on_signal", "closing", "closed", "exit 143"])
-
-
-def test_ctrl_c_in_a_script_run_is_a_keyboard_interrupt_that_runs_the_clean_up() -> None:
-    child = Child("interrupt")
-    child.signal(signal.SIGINT, times=2)  # a terminal's Ctrl-C and a `kill -INT` of the group: one request
-    rc, lines, seconds = child.end()
-    assert (rc, lines) == (130, ["on_signal", "closing", "closed", "interrupted"])
-    assert seconds < 2.0
-
-
-def test_ctrl_c_in_a_script_run_cuts_a_hanging_clean_up_off_after_the_grace() -> None:
-    """A gateway that does not answer the close after Ctrl-C: the run still ends, with Ctrl-C's status."""
-    child = Child("interrupt-slow", grace=1.0)
-    child.signal(signal.SIGINT)
-    rc, lines, seconds = child.end()
-    assert (rc, lines) == (130, ["on_signal", "closing"])
-    assert 0.5 < seconds < 4.0
 
 
 def test_without_interrupts_ctrl_c_is_left_to_python() -> None:
