@@ -101,8 +101,12 @@ _PROGRAMS = {f"{ROOTFS}/opt/flinklab/bin/flinklab", f"{ROOTFS}/usr/local/bin/fli
              f"{ROOTFS}/autograder/run_autograder"}
 
 
-def _sources(entry_points: Sequence[metadata.EntryPoint]) -> tuple[list[_Source], dict[str, bytes]]:
-    """What the context holds: the folders and the generated files (arcname -> bytes)."""
+#: What a build context holds: the folders, and the generated files (arcname -> bytes).
+Contents = tuple[list["_Source"], dict[str, bytes]]
+
+
+def _sources(entry_points: Sequence[metadata.EntryPoint]) -> Contents:
+    """What the context of an image with these labs holds (read once per build: the tag and the context share it)."""
     prefix = Path(sys.base_prefix)
     purelib = Path(sysconfig.get_paths()["purelib"])
     packages = {"flinklab"}
@@ -209,10 +213,10 @@ def _walk(source: _Source, root: Path | None = None, under: tuple[str, ...] = ()
         yield path, parts
 
 
-def grader_tag(standin_tag: str, entry_points: Sequence[metadata.EntryPoint]) -> str:
+def grader_tag(standin_tag: str, contents: Contents) -> str:
     """A hash of the stand-in's tag, the build files, the labs, flinklab's and the labs' files and the path and
     size of every other file."""
-    sources, generated = _sources(entry_points)
+    sources, generated = contents
     h = hashlib.sha256()
     for part in (RECIPE_VERSION, FLINK_VERSION, standin_tag, sys.version):
         h.update(part.encode() + b"\0")
@@ -228,9 +232,9 @@ def grader_tag(standin_tag: str, entry_points: Sequence[metadata.EntryPoint]) ->
     return f"{GRADER_REPOSITORY}:{FLINK_VERSION}-{h.hexdigest()[:12]}"
 
 
-def _context(entry_points: Sequence[metadata.EntryPoint]) -> IO[bytes]:
+def _context(contents: Contents) -> IO[bytes]:
     """The build context as a tar in a temporary file (symlinks inside the copied trees are kept as links)."""
-    sources, generated = _sources(entry_points)
+    sources, generated = contents
     fileobj = tempfile.TemporaryFile()  # noqa: SIM115 - returned open; the caller closes it
     with tarfile.open(fileobj=fileobj, mode="w") as tar:
         for name, data in generated.items():
@@ -260,7 +264,8 @@ def build_grader_image(labs: Sequence[str] | None = None, tag: str | None = None
     timings: dict[str, float] = {}
     standin = build_offline_image(env=env, progress=say)
     timings["stand-in"] = standin.seconds
-    content_tag = grader_tag(standin.tag, entry_points)
+    contents = _sources(entry_points)
+    content_tag = grader_tag(standin.tag, contents)
     client = _client()
     names = [ep.name for ep in entry_points]
     if not force and _image_exists(client, content_tag):
@@ -271,7 +276,7 @@ def build_grader_image(labs: Sequence[str] | None = None, tag: str | None = None
 
     t0 = time.monotonic()
     say(f"building {content_tag} (labs: {', '.join(names)}) FROM {standin.tag}")
-    context = _context(entry_points)
+    context = _context(contents)
     try:
         # the labels through the Dockerfile (one step before the big COPY), not `labels=` (a step each, at the end)
         client.images.build(fileobj=context, custom_context=True, tag=content_tag, pull=False, rm=True,
