@@ -98,8 +98,9 @@ class SignalGuard:
     def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
         # once a signal arrived the process is on its way out (the watchdog bounds it): a late copy of that signal
         # (a doubled delivery the handler did not see in time) must not then kill it with the signal's default
-        # action, or raise a second KeyboardInterrupt in the code that reports the first
-        ending = self._at is not None or self._interrupted_at is not None
+        # action, or raise a second KeyboardInterrupt in the code that reports the first; so too when an inner
+        # guard's Terminated passes through this one (the shell's guard inside the script run's)
+        ending = self._at is not None or self._interrupted_at is not None or isinstance(exc, Terminated)
         for signum, previous in self._previous.items():
             signal.signal(signum, signal.SIG_IGN if ending else previous)  # type: ignore[arg-type]
         self._previous.clear()

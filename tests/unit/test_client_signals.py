@@ -17,7 +17,7 @@ import time
 import pytest
 
 CHILD = """
-import os, signal, sys, threading, time
+import contextlib, os, signal, sys, threading, time
 from flinklab.sqlclient.signals import SignalGuard, Terminated
 
 mode, grace = sys.argv[1], float(sys.argv[2])
@@ -25,8 +25,10 @@ if mode == "nohup":
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
 delivered = threading.Event()
 deliver = (lambda terminated: delivered.set() or True) if mode == "deliver" else None
+# "nested": the shell's shape, its guard inside the one sql-client.sh's script run sets up
+outer = SignalGuard() if mode.startswith("nested") else contextlib.nullcontext()
 try:
-    with SignalGuard(deliver, grace=grace, interrupts=mode.startswith("interrupt")) as guard:
+    with outer, SignalGuard(deliver, grace=grace, interrupts=mode.startswith("interrupt")) as guard:
         guard.on_signal(lambda: print("on_signal", flush=True))
         try:
             print("ready", flush=True)
@@ -40,7 +42,7 @@ try:
                 time.sleep(30)
             print("closed", flush=True)
 except Terminated as exc:
-    if mode == "late":  # a copy of the signal that comes once the guard is left, as the process reports and exits
+    if mode in ("late", "nested-late"):  # a copy of the signal that comes once the guard is left, as it exits
         os.kill(os.getpid(), exc.signum)
         time.sleep(0.2)
     print("exit", exc.exit_status, flush=True)
@@ -148,6 +150,7 @@ def test_without_interrupts_ctrl_c_is_left_to_python() -> None:
 
 
 @pytest.mark.parametrize("mode, signum, status, last", [("late", signal.SIGTERM, 143, "exit 143"),
+                                                        ("nested-late", signal.SIGTERM, 143, "exit 143"),
                                                         ("interrupt-late", signal.SIGINT, 130, "interrupted")])
 def test_a_copy_of_the_signal_after_the_guard_is_left_does_not_change_the_ending(mode: str, signum: int,
                                                                                   status: int, last: str) -> None:
